@@ -1,0 +1,69 @@
+#pragma once
+/// \file
+/// Experiment configs (Determined's YAML or JSON) -> validated value types. Every user-facing
+/// config error of hpsearch is raised here, as a ConfigError.
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "hpsearch/methods/method_config.hpp"
+#include "hpsearch/searcher/hyperparameters.hpp"
+
+namespace hpsearch {
+
+/// A config that cannot be used. `what()` reads
+/// `exp.yaml:14:7: searcher.max_trials: must be an integer >= 1, got -5`: the location
+/// (1-based line and column), the dotted path of the field, the value found and what was
+/// expected. Unknown fields list the valid ones.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(const std::string& location, std::string path, const std::string& message);
+  /// The dotted path of the offending field, e.g. `searcher.max_trials` (empty for the file).
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// A training length: units plus the unit it was given in (batches, records, epochs, the
+/// v0.38 `time_metric` name, or empty for a bare integer).
+struct Length {
+  std::uint64_t units = 0;
+  std::string unit;
+  friend bool operator==(const Length&, const Length&) = default;
+};
+
+/// The `searcher:` section.
+struct SearcherSettings {
+  std::string metric;
+  bool smaller_is_better = true;
+  Length max_length;
+  MethodConfig method;
+};
+
+/// What hpsearch reads of a Determined experiment config. The other top-level sections of a
+/// real config (entrypoint, resources, environment, ...) are accepted without being judged.
+struct ExperimentConfig {
+  SearcherSettings searcher;
+  HyperparameterSpace hyperparameters;
+  /// `reproducibility.experiment_seed`, if given.
+  std::optional<std::uint32_t> experiment_seed;
+  /// `entrypoint`, as written (a string or a list of strings), if given.
+  std::optional<nlohmann::json> entrypoint;
+  /// `max_restarts` (default 5, as in Determined).
+  std::uint64_t max_restarts = 5;
+};
+
+/// Parses a config from text; `source` names it in error messages (a file name).
+/// Throws ConfigError.
+[[nodiscard]] ExperimentConfig parse_config(std::string_view text, const std::string& source);
+
+/// Reads and parses a file. Throws ConfigError (also when the file cannot be read).
+[[nodiscard]] ExperimentConfig load_config(const std::filesystem::path& path);
+
+}  // namespace hpsearch

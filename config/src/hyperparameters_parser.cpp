@@ -1,0 +1,120 @@
+#include <optional>
+
+#include "parsers.hpp"
+
+namespace hpsearch::config_detail {
+namespace {
+
+struct HpParser {
+  const Reader& reader;
+  SpaceUse use;
+
+  std::optional<std::uint64_t> count(const Map& map) const {
+    if (map.has("count") && !is_null(map.get("count"))) {
+      return read_count(reader, map.get("count"), map.path_of("count"), 1);
+    }
+    if (use == SpaceUse::kGrid) {
+      reader.fail(map.node(), map.path(),
+                  "grid search is in use but count was not provided (add count: N, the number "
+                  "of grid values for this hyperparameter)");
+    }
+    return std::nullopt;
+  }
+
+  template <class Bound>
+  void check_order(const Map& map, Bound minval, Bound maxval) const {
+    if (!(minval < maxval)) {
+      reader.fail(map.get("maxval"), map.path_of("maxval"),
+                  "minval must be less than maxval, got minval " + map.get("minval").Scalar() +
+                      " and maxval " + map.get("maxval").Scalar());
+    }
+  }
+
+  Hyperparameter typed(const YAML::Node& node, const std::string& path) const {
+    const YAML::Node type_node = node["type"];
+    const std::string type = type_node.IsScalar() ? type_node.Scalar() : describe(type_node);
+    const std::string owner = "of a hyperparameter of type '" + type + "'";
+    if (type == "const") {
+      const Map map(reader, node, path, {"type", "val"}, owner);
+      return ConstHp{to_json(reader, map.require("val"), map.path_of("val"))};
+    }
+    if (type == "int") {
+      const Map map(reader, node, path, {"type", "minval", "maxval", "count"}, owner);
+      IntHp hp;
+      hp.minval = read_int(reader, map.require("minval"), map.path_of("minval"));
+      hp.maxval = read_int(reader, map.require("maxval"), map.path_of("maxval"));
+      check_order(map, hp.minval, hp.maxval);
+      hp.count = count(map);
+      return hp;
+    }
+    if (type == "double") {
+      const Map map(reader, node, path, {"type", "minval", "maxval", "count"}, owner);
+      DoubleHp hp;
+      hp.minval = read_number(reader, map.require("minval"), map.path_of("minval"));
+      hp.maxval = read_number(reader, map.require("maxval"), map.path_of("maxval"));
+      check_order(map, hp.minval, hp.maxval);
+      hp.count = count(map);
+      return hp;
+    }
+    if (type == "log") {
+      const Map map(reader, node, path, {"type", "minval", "maxval", "base", "count"}, owner);
+      LogHp hp;
+      hp.minval = read_number(reader, map.require("minval"), map.path_of("minval"));
+      hp.maxval = read_number(reader, map.require("maxval"), map.path_of("maxval"));
+      hp.base = read_number(reader, map.require("base", " (the base of the exponent, e.g. 10)"),
+                            map.path_of("base"));
+      check_order(map, hp.minval, hp.maxval);
+      if (hp.base <= 0) {
+        reader.fail(map.get("base"), map.path_of("base"),
+                    "must be a number > 0, got " + map.get("base").Scalar());
+      }
+      hp.count = count(map);
+      return hp;
+    }
+    if (type == "categorical") {
+      const Map map(reader, node, path, {"type", "vals"}, owner);
+      const YAML::Node vals = map.require("vals", " (the list of values to choose from)");
+      if (!vals.IsSequence()) {
+        reader.fail(vals, map.path_of("vals"), "must be a list, got " + describe(vals));
+      }
+      CategoricalHp hp;
+      for (std::size_t i = 0; i < vals.size(); ++i) {
+        hp.values.push_back(to_json(reader, vals[i], map.path_of("vals") + "[" + std::to_string(i) + "]"));
+      }
+      if (hp.values.empty() && use == SpaceUse::kSampled) {
+        reader.fail(vals, map.path_of("vals"),
+                    "must not be empty: this searcher samples hyperparameters and cannot "
+                    "choose from an empty list");
+      }
+      return hp;
+    }
+    reader.fail(type_node, join_path(path, "type"),
+                "must be one of 'const', 'int', 'double', 'log', 'categorical', got " +
+                    describe(type_node));
+  }
+
+  HyperparameterSpace space(const YAML::Node& node, const std::string& path) const {
+    std::vector<NamedHyperparameter> entries;
+    for (const auto& [key, value] : map_entries(reader, node, path)) {
+      const std::string child = join_path(path, key.Scalar());
+      if (!value.IsMap()) {
+        entries.push_back({key.Scalar(), ConstHp{to_json(reader, value, child)}});
+      } else if (value["type"]) {
+        entries.push_back({key.Scalar(), typed(value, child)});
+      } else {
+        entries.push_back({key.Scalar(), space(value, child)});
+      }
+    }
+    return HyperparameterSpace(std::move(entries));
+  }
+};
+
+}  // namespace
+
+HyperparameterSpace parse_hyperparameters(const Reader& reader, const YAML::Node& node,
+                                          const std::string& path, SpaceUse use) {
+  if (is_null(node)) return HyperparameterSpace();
+  return HpParser{reader, use}.space(node, path);
+}
+
+}  // namespace hpsearch::config_detail

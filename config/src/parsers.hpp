@@ -1,0 +1,25 @@
+#pragma once
+// Private to config/: the section parsers.
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "hpsearch/config/config.hpp"
+#include "yaml_reader.hpp"
+
+namespace hpsearch::config_detail {
+
+/// The `searcher:` section.
+[[nodiscard]] SearcherSettings parse_searcher(const Reader& reader, const YAML::Node& node);
+
+/// What the searcher needs of the hyperparameters: grid needs counts and tolerates empty
+/// categoricals; every other searcher samples, so an empty categorical is an error.
+enum class SpaceUse { kSampled, kGrid };
+
+/// The `hyperparameters:` section (spec 4.1).
+[[nodiscard]] HyperparameterSpace parse_hyperparameters(const Reader& reader,
+                                                        const YAML::Node& node,
+                                                        const std::string& path, SpaceUse use);
+
+}  // namespace hpsearch::config_detail

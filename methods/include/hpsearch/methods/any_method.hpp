@@ -1,0 +1,52 @@
+#pragma once
+/// \file
+/// AnyMethod: the closed set of search methods behind one value type, and the Searcher over it.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <variant>
+#include <vector>
+
+#include "hpsearch/methods/grid_search.hpp"
+#include "hpsearch/methods/method_config.hpp"
+#include "hpsearch/methods/random_search.hpp"
+#include "hpsearch/searcher/searcher.hpp"
+
+namespace hpsearch {
+
+/// One of the built-in methods; every call dispatches with std::visit.
+class AnyMethod {
+ public:
+  using Variant = std::variant<RandomSearch, GridSearch>;
+
+  explicit AnyMethod(Variant method) : method_(std::move(method)) {}
+
+  std::vector<Operation> initial_operations(SearchContext& ctx);
+  template <class E>
+  std::vector<Operation> on_event(const E& event, SearchContext& ctx) {
+    return std::visit([&](auto& m) { return m.on_event(event, ctx); }, method_);
+  }
+  [[nodiscard]] double progress(const ProgressTotals& totals) const;
+  [[nodiscard]] nlohmann::json state() const;
+  void restore_state(const nlohmann::json& state);
+
+  [[nodiscard]] const Variant& variant() const { return method_; }
+  friend bool operator==(const AnyMethod&, const AnyMethod&) = default;
+
+ private:
+  Variant method_;
+};
+
+/// The searcher every program uses.
+using Searcher = BasicSearcher<AnyMethod>;
+
+/// Builds the method a config describes. Throws std::length_error for a grid too large to
+/// count, and std::invalid_argument for a method this build does not provide yet
+/// (async_halving, adaptive_asha: their configs already parse and validate).
+[[nodiscard]] AnyMethod make_method(const MethodConfig& config, const HyperparameterSpace& space);
+
+/// A ready searcher: method from config, the space, and the seed of the whole search.
+[[nodiscard]] Searcher make_searcher(const MethodConfig& config, HyperparameterSpace space,
+                                     std::uint32_t seed);
+
+}  // namespace hpsearch

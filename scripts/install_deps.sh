@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hpsearch builds with (Debian 12). Safe to run again.
+set -euo pipefail
+packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
+          libyaml-cpp-dev doctest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,24 @@
+#pragma once
+/// \file
+/// The JSON-lines protocol (DESIGN.md section 3): one event per line in, exactly one line out.
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "hpsearch/methods/any_method.hpp"
+
+namespace hpsearch {
+
+/// Answers one protocol line. Never throws for bad input: a malformed line, an unknown event
+/// or one the searcher refuses gives `{"error": "..."}` and leaves the searcher unchanged.
+[[nodiscard]] nlohmann::json drive_line(Searcher& searcher, std::string_view line);
+
+/// Reads lines from `in` until end of input, writing one response line per input line to
+/// `out`, flushed after each line so a peer can wait for it.
+void run_drive(Searcher& searcher, std::istream& in, std::ostream& out);
+
+/// A JSON value as one line (invalid UTF-8 in strings is replaced, never thrown).
+[[nodiscard]] std::string json_line(const nlohmann::json& value);
+
+}  // namespace hpsearch

@@ -1,0 +1,96 @@
+#include "hpsearch/simulator/drive.hpp"
+
+#include <algorithm>
+#include <array>
+#include <istream>
+#include <ostream>
+#include <string>
+
+namespace hpsearch {
+namespace {
+
+constexpr std::string_view kCommands = "initial_operations, progress, snapshot, restore";
+
+nlohmann::json operations_response(const std::vector<Operation>& ops) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Operation& op : ops) list.push_back(op);
+  return {{"operations", std::move(list)}};
+}
+
+void expect_only(const nlohmann::json& j, const std::string& name, std::string_view extra = {}) {
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    if (key != "event" && key != extra) {
+      throw ProtocolError(name + ": unexpected field '" + key + "' (fields: event" +
+                          (extra.empty() ? "" : ", " + std::string(extra)) + ")");
+    }
+  }
+}
+
+nlohmann::json respond(Searcher& searcher, const nlohmann::json& j) {
+  if (j.is_object() && j.contains("event") && j.at("event").is_string()) {
+    const std::string name = j.at("event").get<std::string>();
+    if (name == "initial_operations") {
+      expect_only(j, name);
+      return operations_response(searcher.initial_operations());
+    }
+    if (name == "progress") {
+      expect_only(j, name);
+      return {{"progress", searcher.progress()}};
+    }
+    if (name == "snapshot") {
+      expect_only(j, name);
+      return {{"snapshot", searcher.snapshot()}};
+    }
+    if (name == "restore") {
+      expect_only(j, name, "snapshot");
+      if (!j.contains("snapshot")) throw ProtocolError("restore: missing field 'snapshot'");
+      searcher.restore(j.at("snapshot"));
+      return {{"restored", true}};
+    }
+    constexpr std::array<std::string_view, 5> kTrialEvents{
+        "trial_created", "validation_completed", "trial_progress", "trial_exited_early",
+        "trial_closed"};
+    if (std::find(kTrialEvents.begin(), kTrialEvents.end(), name) == kTrialEvents.end()) {
+      throw ProtocolError("unknown event '" + name + "' (expected one of " +
+                          std::string(kCommands) + ", " + std::string(trial_event_names()) + ")");
+    }
+  }
+  return operations_response(searcher.handle(event_from_json(j)));
+}
+
+}  // namespace
+
+std::string json_line(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json drive_line(Searcher& searcher, std::string_view line) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+    return {{"error", "empty line: expected one JSON object per line"}};
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string message = e.what();
+    if (const auto end = message.find("] "); end != std::string::npos) message.erase(0, end + 2);
+    return {{"error", "not valid JSON: " + message}};
+  }
+  try {
+    return respond(searcher, j);
+  } catch (const ProtocolError& e) {
+    return {{"error", e.what()}};
+  }
+}
+
+void run_drive(Searcher& searcher, std::istream& in, std::ostream& out) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out << json_line(drive_line(searcher, line)) << '\n';
+    out.flush();
+  }
+}
+
+}  // namespace hpsearch

@@ -1,0 +1,223 @@
+#include "hpsearch/simulator/preview.hpp"
+
+#include <algorithm>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "hpsearch/simulator/drive.hpp"
+
+namespace hpsearch {
+namespace {
+
+// Progress is a ratio of sums of doubles; allow rounding noise in the self-checks.
+constexpr double kProgressTolerance = 1e-9;
+
+struct TrialQueue {
+  std::vector<Operation> ops;
+  std::size_t head = 0;
+  std::uint64_t number = 0;  // 1-based order in which its Create was processed
+  [[nodiscard]] bool empty() const { return head == ops.size(); }
+};
+
+class Simulation {
+ public:
+  Simulation(Searcher& searcher, const PreviewOptions& options)
+      : searcher_(searcher), options_(options), rng_(options.seed) {}
+
+  PreviewResult run() {
+    dispatch(searcher_.initial_operations(), nlohmann::json{{"event", "initial_operations"}});
+    const double start = searcher_.progress();
+    // A search that requested nothing (an empty grid) is already over, at progress 1.
+    if (!shut_down_ && std::abs(start) > kProgressTolerance) {
+      throw SimulationError("initial searcher progress started at " + std::to_string(start));
+    }
+    last_progress_ = start;
+    while (!shut_down_) {
+      if (ready_.empty()) {
+        throw SimulationError("the search stopped without a shutdown: no trial has an "
+                              "operation pending");
+      }
+      step(pick());
+    }
+    if (!ready_.empty()) {
+      throw SimulationError("the searcher shut down with operations still pending");
+    }
+    result_.progress = searcher_.progress();
+    if (std::abs(result_.progress - 1.0) > kProgressTolerance) {
+      throw SimulationError("searcher progress ended at " + std::to_string(result_.progress) +
+                            ", not 1");
+    }
+    return std::move(result_);
+  }
+
+ private:
+  std::size_t pick() {
+    if (options_.order == PickOrder::kFifo) return *ready_.begin();
+    std::vector<std::size_t> candidates(ready_.begin(), ready_.end());
+    std::sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
+      return result_.trials[a].request_id < result_.trials[b].request_id;
+    });
+    boost::random::uniform_int_distribution<std::size_t> index(0, candidates.size() - 1);
+    return candidates[index(rng_)];
+  }
+
+  double metric_for(const TrialQueue& trial) {
+    switch (options_.metric) {
+      case PreviewMetric::kConstant:
+        return 1.0;
+      case PreviewMetric::kRandom:
+        return boost::random::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+      case PreviewMetric::kTrialId:
+        return static_cast<double>(trial.number);
+    }
+    return 1.0;
+  }
+
+  // Handling an event may create trials and grow queues_, so the trial is re-indexed after
+  // every call rather than held by reference.
+  void step(std::size_t index) {
+    const Operation op = queues_[index].ops[queues_[index].head++];
+    const RequestId id = result_.trials[index].request_id;
+    if (std::holds_alternative<Create>(op)) {
+      queues_[index].number = ++created_;
+      handle(TrialCreated{id});
+    } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
+      result_.trials[index].lengths.push_back(validate->length);
+      const double metric = metric_for(queues_[index]);
+      handle(TrialProgress{id, static_cast<double>(validate->length)});
+      handle(ValidationCompleted{id, metric, validate->length});
+    } else if (std::holds_alternative<Close>(op)) {
+      queues_[index].head = queues_[index].ops.size();
+      handle(TrialClosed{id});
+    }
+    TrialQueue& trial = queues_[index];
+    if (trial.empty()) {
+      std::vector<Operation>().swap(trial.ops);  // a drained trial keeps no memory
+      trial.head = 0;
+      ready_.erase(index);
+    }
+  }
+
+  void handle(const Event& event) {
+    ++result_.events;
+    dispatch(searcher_.handle(event), nlohmann::json(event));
+    const double now = searcher_.progress();
+    if (now < last_progress_ - kProgressTolerance) {
+      throw SimulationError("searcher progress dropped from " + std::to_string(last_progress_) +
+                            " to " + std::to_string(now));
+    }
+    last_progress_ = now;
+  }
+
+  void dispatch(const std::vector<Operation>& ops, const nlohmann::json& in) {
+    if (options_.trace != nullptr) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const Operation& op : ops) out.push_back(op);
+      *options_.trace << json_line({{"in", in}, {"out", {{"operations", std::move(out)}}}})
+                      << '\n';
+    }
+    for (const Operation& op : ops) {
+      if (const auto* shutdown = std::get_if<Shutdown>(&op)) {
+        shut_down_ = true;
+        result_.shutdown = *shutdown;
+        continue;
+      }
+      const RequestId& id = *request_id_of(op);
+      std::size_t index = 0;
+      if (std::holds_alternative<Create>(op)) {
+        index = result_.trials.size();
+        index_.emplace(id, index);
+        result_.trials.push_back(PreviewTrial{id, {}});
+        queues_.emplace_back();
+      } else {
+        index = index_.at(id);
+      }
+      queues_[index].ops.push_back(op);
+      ready_.insert(index);
+    }
+  }
+
+  Searcher& searcher_;
+  const PreviewOptions& options_;
+  boost::random::mt19937 rng_;
+  PreviewResult result_;
+  std::vector<TrialQueue> queues_;
+  std::unordered_map<RequestId, std::size_t, RequestIdHash> index_;
+  std::set<std::size_t> ready_;  // trials with pending operations, in creation order
+  std::uint64_t created_ = 0;
+  double last_progress_ = 0;
+  bool shut_down_ = false;
+};
+
+std::string join_lengths(const std::vector<std::uint64_t>& lengths) {
+  std::string key;
+  for (const std::uint64_t length : lengths) {
+    if (!key.empty()) key += ' ';
+    key += std::to_string(length);
+  }
+  return key;
+}
+
+}  // namespace
+
+PreviewResult simulate(Searcher& searcher, const PreviewOptions& options) {
+  return Simulation(searcher, options).run();
+}
+
+std::map<std::string, std::uint64_t> PreviewResult::breakdown() const {
+  std::map<std::string, std::uint64_t> counts;
+  for (const PreviewTrial& trial : trials) ++counts[join_lengths(trial.lengths)];
+  return counts;
+}
+
+nlohmann::json PreviewResult::to_json() const {
+  nlohmann::json results = nlohmann::json::object();
+  for (const auto& [key, count] : breakdown()) results[key] = count;
+  return {{"results", std::move(results)},
+          {"trials", trials.size()},
+          {"shutdown", {{"cancel", shutdown.cancel}, {"failure", shutdown.failure}}},
+          {"progress", progress}};
+}
+
+void print_preview_table(const PreviewResult& result, const std::string& unit, std::ostream& out) {
+  out << "This search will create a total of " << result.trials.size() << " trial(s).\n";
+  const std::string suffix = unit.empty() ? "" : " " + unit;
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& [key, count] : result.breakdown()) {
+    std::istringstream lengths(key);
+    std::vector<std::string> parts;
+    for (std::string length; lengths >> length;) parts.push_back(length);
+    std::string text;
+    for (std::size_t i = 0; i < parts.size();) {
+      std::size_t run = 1;
+      while (i + run < parts.size() && parts[i + run] == parts[i]) ++run;
+      if (!text.empty()) text += ", ";
+      text += std::to_string(run);
+      text += " x train to ";
+      text += parts[i];
+      text += suffix;
+      i += run;
+    }
+    rows.emplace_back(std::to_string(count), text.empty() ? "N/A" : text);
+  }
+  std::size_t width = 6;  // "Trials"
+  std::size_t breakdown_width = 9;  // "Breakdown"
+  for (const auto& [count, text] : rows) {
+    width = std::max(width, count.size());
+    breakdown_width = std::max(breakdown_width, text.size());
+  }
+  out << ' ' << std::setw(static_cast<int>(width)) << "Trials" << " | Breakdown\n";
+  out << std::string(width + 2, '-') << '+' << std::string(breakdown_width + 2, '-') << '\n';
+  for (const auto& [count, text] : rows) {
+    out << ' ' << std::setw(static_cast<int>(width)) << count << " | " << text << '\n';
+  }
+}
+
+}  // namespace hpsearch

@@ -1,0 +1,311 @@
+// Config errors: one case per error class, asserting the exact text. Locations are 1-based
+// line:column of the offending node (or of the map that lacks a field), counted by hand.
+#include <doctest/doctest.h>
+
+#include "hpsearch/config/config.hpp"
+#include "hpsearch/searcher/grid.hpp"
+
+using namespace hpsearch;
+
+namespace {
+ExperimentConfig parse(const std::string& text) { return parse_config(text, "exp.yaml"); }
+
+#define CHECK_CONFIG_ERROR(text, message) \
+  CHECK_THROWS_WITH_AS((void)parse(text), message, ConfigError)
+}  // namespace
+
+TEST_CASE("config: a random searcher with defaults") {
+  const ExperimentConfig c = parse(R"(searcher:
+  name: random
+  metric: loss
+  max_trials: 5
+  max_length:
+    batches: 100
+hyperparameters:
+  lr: {type: log, minval: -4, maxval: -1, base: 10}
+reproducibility:
+  experiment_seed: 42
+)");
+  CHECK(c.searcher.metric == "loss");
+  CHECK(c.searcher.smaller_is_better);
+  CHECK(c.searcher.max_length == Length{100, "batches"});
+  CHECK(std::get<RandomConfig>(c.searcher.method) ==
+        RandomConfig{.max_length = 100, .max_trials = 5, .max_concurrent_trials = 16});
+  CHECK(c.experiment_seed == 42U);
+  CHECK(c.max_restarts == 5);
+  REQUIRE(c.hyperparameters.entries().size() == 1);
+  CHECK(std::get<LogHp>(c.hyperparameters.entries()[0].value) == LogHp{-4, -1, 10, std::nullopt});
+}
+
+TEST_CASE("config: JSON is accepted as well as YAML") {
+  const ExperimentConfig c = parse(
+      R"({"searcher": {"name": "grid", "metric": "acc", "smaller_is_better": false,
+          "max_length": 10, "max_concurrent_trials": 0},
+          "hyperparameters": {"x": {"type": "int", "minval": 0, "maxval": 4, "count": 5},
+                              "name": "resnet", "n": "12"}})");
+  CHECK_FALSE(c.searcher.smaller_is_better);
+  CHECK(c.searcher.max_length == Length{10, ""});
+  CHECK(std::get<GridConfig>(c.searcher.method).max_concurrent_trials == 0);
+  CHECK(Grid(c.hyperparameters).size() == 5);
+  const auto& entries = c.hyperparameters.entries();
+  CHECK(std::get<ConstHp>(entries[0].value).value == "12");  // quoted: stays a string
+  CHECK(std::get<ConstHp>(entries[1].value).value == "resnet");
+}
+
+TEST_CASE("config: plain YAML values keep their JSON types") {
+  const ExperimentConfig c = parse(R"(searcher: {name: single, metric: m, max_length: 1}
+hyperparameters:
+  a: 12
+  b: "12"
+  c: 1.5e-3
+  d: true
+  e: null
+  f: [1, two, {k: v}]
+  g: -7
+)");
+  const nlohmann::json expected = nlohmann::json::parse(
+      R"({"a":12,"b":"12","c":0.0015,"d":true,"e":null,"f":[1,"two",{"k":"v"}],"g":-7})");
+  for (const NamedHyperparameter& entry : c.hyperparameters.entries()) {
+    INFO(entry.name);
+    CHECK(std::get<ConstHp>(entry.value).value == expected.at(entry.name));
+  }
+}
+
+TEST_CASE("config: adaptive_asha and async_halving defaults and the v0.38 length form") {
+  const ExperimentConfig adaptive = parse(R"(searcher:
+  name: adaptive_asha
+  metric: loss
+  max_trials: 16
+  time_metric: batches
+  max_time: 937
+)");
+  CHECK(adaptive.searcher.max_length == Length{937, "batches"});
+  CHECK(std::get<AdaptiveAshaConfig>(adaptive.searcher.method) ==
+        AdaptiveAshaConfig{.max_length = 937, .max_trials = 16});
+  const ExperimentConfig asha = parse(R"(searcher:
+  name: async_halving
+  metric: acc
+  smaller_is_better: false
+  num_rungs: 3
+  divisor: 3
+  max_trials: 12
+  max_length: {epochs: 12}
+  stop_once: true
+)");
+  CHECK(std::get<AshaConfig>(asha.searcher.method) ==
+        AshaConfig{.max_length = 12, .max_trials = 12, .num_rungs = 3, .divisor = 3,
+                   .max_concurrent_trials = 16, .stop_once = true, .smaller_is_better = false});
+}
+
+TEST_CASE("config: missing required fields name the field and say what it is") {
+  CHECK_CONFIG_ERROR(R"(searcher:
+  name: random
+  metric: loss
+  max_length: 100
+)",
+                     "exp.yaml:2:3: searcher.max_trials: missing required field (how many "
+                     "trials to create in all)");
+  CHECK_CONFIG_ERROR("hyperparameters: {}\n",
+                     "exp.yaml:1:1: searcher: missing required field (the searcher section, e.g. "
+                     "searcher: {name: random, metric: loss, max_trials: 10, max_length: 100})");
+  CHECK_CONFIG_ERROR("searcher: {name: grid, max_length: 3}\n",
+                     "exp.yaml:1:11: searcher.metric: missing required field (the name of the "
+                     "validation metric to optimise)");
+  CHECK_CONFIG_ERROR("searcher: {name: single, metric: m}\n",
+                     "exp.yaml:1:11: searcher.max_length: missing required field (how long to "
+                     "train each trial, e.g. max_length: {batches: 1000} or max_length: 1000)");
+  CHECK_CONFIG_ERROR("searcher: {metric: m}\n",
+                     "exp.yaml:1:11: searcher.name: missing required field (one of 'single', "
+                     "'random', 'grid', 'async_halving', 'adaptive_asha')");
+}
+
+TEST_CASE("config: wrong types name the value found") {
+  CHECK_CONFIG_ERROR(R"(searcher:
+  name: random
+  metric: loss
+  max_trials: lots
+  max_length: 100
+)",
+                     "exp.yaml:4:15: searcher.max_trials: must be an integer >= 1, got 'lots'");
+  CHECK_CONFIG_ERROR("searcher: {name: random, metric: [a], max_trials: 1, max_length: 1}\n",
+                     "exp.yaml:1:34: searcher.metric: must be a string, got a list");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: random, metric: m, max_trials: 1, max_length: 1, smaller_is_better: "
+      "maybe}\n",
+      "exp.yaml:1:86: searcher.smaller_is_better: must be true or false, got 'maybe'");
+  CHECK_CONFIG_ERROR("searcher: {name: single, metric: m, max_length: 2.5}\n",
+                     "exp.yaml:1:49: searcher.max_length: must be an integer >= 1 or a length "
+                     "like {batches: N}, {records: N} or {epochs: N}, got 2.5");
+  CHECK_CONFIG_ERROR("searcher: [random]\n", "exp.yaml:1:11: searcher: must be a map, got a list");
+}
+
+TEST_CASE("config: values out of range say what was expected") {
+  CHECK_CONFIG_ERROR(R"(searcher:
+  name: random
+  metric: loss
+  max_trials: -5
+  max_length: 100
+)",
+                     "exp.yaml:4:15: searcher.max_trials: must be an integer >= 1, got -5");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: async_halving, metric: m, num_rungs: 2, max_trials: 4, "
+      "max_length: 8, divisor: 1}\n",
+      "exp.yaml:1:97: searcher.divisor: must be a number > 1, got 1");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: random, metric: m, max_trials: 1, max_length: 1, "
+      "max_concurrent_trials: -1}\n",
+      "exp.yaml:1:90: searcher.max_concurrent_trials: must be an integer >= 0, got -1");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: single, metric: m, max_length: 1}\n"
+      "reproducibility: {experiment_seed: 4294967296}\n",
+      "exp.yaml:2:36: reproducibility.experiment_seed: must be an integer between 0 and "
+      "4294967295, got 4294967296");
+  CHECK_CONFIG_ERROR("searcher: {name: single, metric: m, max_length: {batches: 0}}\n",
+                     "exp.yaml:1:59: searcher.max_length.batches: must be an integer >= 1, got 0");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: adaptive_asha, metric: m, max_trials: 4, max_length: 8, mode: wild}\n",
+      "exp.yaml:1:80: searcher.mode: must be one of 'aggressive', 'standard', 'conservative', "
+      "got 'wild'");
+}
+
+TEST_CASE("config: unknown keys list the valid ones") {
+  CHECK_CONFIG_ERROR(R"(searcher:
+  name: random
+  metric: loss
+  max_trial: 5
+  max_length: 100
+)",
+                     "exp.yaml:4:3: searcher.max_trial: unknown field (did you mean "
+                     "'max_trials'?); valid fields of the 'random' searcher are: "
+                     "max_concurrent_trials, max_length, max_trials, metric, name, "
+                     "smaller_is_better, source_checkpoint_uuid, source_trial_id");
+  CHECK_CONFIG_ERROR("searcher: {name: single, metric: m, max_length: {steps: 5}}\n",
+                     "exp.yaml:1:50: searcher.max_length.steps: unknown field; valid fields of a "
+                     "length are: batches, epochs, records");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: single, metric: m, max_length: 1}\n"
+      "hyperparameters:\n"
+      "  x: {type: int, minval: 0, maxval: 3, step: 1}\n",
+      "exp.yaml:3:40: hyperparameters.x.step: unknown field; valid fields of a hyperparameter "
+      "of type 'int' are: count, maxval, minval, type");
+  const std::string top = "searcher: {name: single, metric: m, max_length: 1}\nhyperparameter: {}\n";
+  CHECK_THROWS_WITH_AS(
+      (void)parse(top),
+      doctest::Contains("exp.yaml:2:1: hyperparameter: unknown field (did you mean "
+                        "'hyperparameters'?); valid fields of an experiment config are: "
+                        "batches_per_step, bind_mounts,"),
+      ConfigError);
+}
+
+TEST_CASE("config: end-of-life and unknown searchers say what to use instead") {
+  CHECK_CONFIG_ERROR("searcher: {name: sync_halving, metric: m}\n",
+                     "exp.yaml:1:18: searcher.name: the 'sync_halving' searcher has been removed "
+                     "and is not valid for new experiments; use 'async_halving' (or "
+                     "'adaptive_asha') instead");
+  CHECK_CONFIG_ERROR("searcher: {name: adaptive, metric: m}\n",
+                     "exp.yaml:1:18: searcher.name: the 'adaptive' searcher has been removed and "
+                     "is not valid for new experiments; use 'adaptive_asha' instead");
+  CHECK_CONFIG_ERROR("searcher: {name: adaptive_simple, metric: m}\n",
+                     "exp.yaml:1:18: searcher.name: the 'adaptive_simple' searcher has been "
+                     "removed and is not valid for new experiments; use 'adaptive_asha' instead");
+  CHECK_CONFIG_ERROR("searcher: {name: bayes, metric: m}\n",
+                     "exp.yaml:1:18: searcher.name: must be one of 'single', 'random', 'grid', "
+                     "'async_halving', 'adaptive_asha', got 'bayes'");
+}
+
+TEST_CASE("config: grid needs a count for int, double and log hyperparameters, at any depth") {
+  CHECK_CONFIG_ERROR(R"(searcher: {name: grid, metric: m, max_length: 1}
+hyperparameters:
+  opt:
+    lr:
+      type: log
+      minval: -4
+      maxval: -1
+      base: 10
+)",
+                     "exp.yaml:5:7: hyperparameters.opt.lr: grid search is in use but count was "
+                     "not provided (add count: N, the number of grid values for this "
+                     "hyperparameter)");
+  // The same space is fine for random search, which ignores count.
+  CHECK_NOTHROW((void)parse(R"(searcher: {name: random, metric: m, max_length: 1, max_trials: 2}
+hyperparameters:
+  opt:
+    lr: {type: log, minval: -4, maxval: -1, base: 10}
+)"));
+}
+
+TEST_CASE("config: hyperparameter errors") {
+  const std::string head = "searcher: {name: random, metric: m, max_length: 1, max_trials: 2}\n"
+                           "hyperparameters:\n";
+  CHECK_CONFIG_ERROR(head + "  x: {type: float, minval: 0, maxval: 1}\n",
+                     "exp.yaml:3:13: hyperparameters.x.type: must be one of 'const', 'int', "
+                     "'double', 'log', 'categorical', got 'float'");
+  CHECK_CONFIG_ERROR(head + "  x: {type: int, minval: 5, maxval: 5}\n",
+                     "exp.yaml:3:37: hyperparameters.x.maxval: minval must be less than maxval, "
+                     "got minval 5 and maxval 5");
+  CHECK_CONFIG_ERROR(head + "  x: {type: int, minval: 0.5, maxval: 5}\n",
+                     "exp.yaml:3:26: hyperparameters.x.minval: must be an integer, got 0.5");
+  CHECK_CONFIG_ERROR(head + "  x: {type: log, minval: 0, maxval: 1, base: 0}\n",
+                     "exp.yaml:3:46: hyperparameters.x.base: must be a number > 0, got 0");
+  CHECK_CONFIG_ERROR(head + "  x: {type: categorical, vals: []}\n",
+                     "exp.yaml:3:32: hyperparameters.x.vals: must not be empty: this searcher "
+                     "samples hyperparameters and cannot choose from an empty list");
+  CHECK_CONFIG_ERROR(head + "  x: {type: const}\n",
+                     "exp.yaml:3:6: hyperparameters.x.val: missing required field");
+  CHECK_CONFIG_ERROR(head + "  x: {type: int, minval: 0, maxval: 3, count: 0}\n",
+                     "exp.yaml:3:47: hyperparameters.x.count: must be an integer >= 1, got 0");
+  CHECK_CONFIG_ERROR(head + "  x: 1\n  x: 2\n",
+                     "exp.yaml:4:3: hyperparameters.x: duplicate key");
+}
+
+TEST_CASE("config: a grid too large to count is refused at hyperparameters") {
+  CHECK_CONFIG_ERROR(R"(searcher: {name: grid, metric: m, max_length: 1}
+hyperparameters:
+  a: {type: double, minval: 0, maxval: 1, count: 4294967296}
+  b: {type: double, minval: 0, maxval: 1, count: 4294967296}
+)",
+                     "exp.yaml:3:3: hyperparameters: the grid has more than 18446744073709551615 "
+                     "points (a=4294967296 x b=4294967296)");
+  // An empty categorical is allowed for grid: the grid is empty and the search ends at once.
+  CHECK(Grid(parse("searcher: {name: grid, metric: m, max_length: 1}\n"
+                   "hyperparameters: {x: {type: categorical, vals: []}}\n")
+                 .hyperparameters)
+            .size() == 0);
+}
+
+TEST_CASE("config: length forms") {
+  CHECK_CONFIG_ERROR("searcher: {name: single, metric: m, max_length: {batches: 5, epochs: 1}}\n",
+                     "exp.yaml:1:49: searcher.max_length: a length must have exactly one of "
+                     "'batches', 'records' or 'epochs', got 2 fields");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: adaptive_asha, metric: m, max_trials: 4, time_metric: batches}\n",
+      "exp.yaml:1:11: searcher.max_time: missing required field (time_metric is given; max_time "
+      "is the longest a trial trains, in time_metric units)");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: adaptive_asha, metric: m, max_trials: 4, max_length: 5, max_time: 5, "
+      "time_metric: b}\n",
+      "exp.yaml:1:84: searcher.max_time: give either max_length or time_metric with max_time, "
+      "not both");
+  CHECK_CONFIG_ERROR("searcher: {name: random, metric: m, max_trials: 4, max_time: 5}\n",
+                     doctest::Contains("searcher.max_time: unknown field; valid fields of the "
+                                       "'random' searcher are:"));
+}
+
+TEST_CASE("config: YAML syntax errors and unreadable files") {
+  CHECK_THROWS_WITH_AS((void)parse("searcher: {name: random\n"),
+                       doctest::Contains("invalid YAML: "), ConfigError);
+  CHECK_CONFIG_ERROR("", "exp.yaml: the config is empty; it needs at least a searcher section");
+  CHECK_THROWS_WITH_AS((void)load_config("/nonexistent/exp.yaml"),
+                       "/nonexistent/exp.yaml: cannot read the config file: No such file or "
+                       "directory",
+                       ConfigError);
+}
+
+TEST_CASE("config: ConfigError keeps the path of the field") {
+  try {
+    (void)parse("searcher: {name: random, metric: m, max_trials: 0, max_length: 1}\n");
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.path() == "searcher.max_trials");
+  }
+}

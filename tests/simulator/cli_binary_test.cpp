@@ -1,0 +1,168 @@
+// End-to-end tests of the built searcher-sim program: exit codes, stdout, stderr.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+fs::path scratch() {
+  const fs::path dir = fs::temp_directory_path() / ("hpsearch-cli-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs searcher-sim with `args` and `input` on stdin.
+Run run(const std::string& args, const std::string& input = "") {
+  const fs::path dir = scratch();
+  std::ofstream(dir / "in") << input;
+  const std::string command = std::string("'") + SEARCHER_SIM + "' " + args + " < '" +
+                              (dir / "in").string() + "' > '" + (dir / "out").string() +
+                              "' 2> '" + (dir / "err").string() + "'";
+  const int status = std::system(command.c_str());
+  Run result;
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = read_file(dir / "out");
+  result.err = read_file(dir / "err");
+  return result;
+}
+
+std::string example(const std::string& name) {
+  return (fs::path(HPSEARCH_SOURCE_DIR) / "examples" / name).string();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string write_config(const std::string& name, const std::string& text) {
+  const fs::path path = scratch() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+}  // namespace
+
+TEST_CASE("searcher-sim drive: one answer per line, byte-identical across runs") {
+  const std::string input =
+      "{\"event\":\"initial_operations\"}\n"
+      "this is not json\n"
+      "{\"event\":\"progress\"}\n"
+      "{\"event\":\"trial_created\",\"request_id\":\"00000000-0000-4000-8000-000000000000\"}\n"
+      "{\"event\":\"snapshot\"}\n";
+  const Run first = run("drive --config '" + example("random.yaml") + "'", input);
+  CHECK(first.code == 0);
+  CHECK(first.err.empty());
+  const auto answers = lines_of(first.out);
+  REQUIRE(answers.size() == 5);
+  const nlohmann::json ops = nlohmann::json::parse(answers[0])["operations"];
+  CHECK(ops.size() == 12);  // max_concurrent_trials 4, three operations each
+  CHECK(ops[0]["type"] == "create");
+  CHECK(ops[0]["hparams"]["global_batch_size"] == 64);
+  CHECK(nlohmann::json::parse(answers[1]).contains("error"));
+  CHECK(answers[2] == R"({"progress":0.0})");
+  CHECK(nlohmann::json::parse(answers[3]).contains("error"));
+  CHECK(nlohmann::json::parse(answers[4])["snapshot"]["format_version"] == 1);
+  const Run second = run("drive --config '" + example("random.yaml") + "'", input);
+  CHECK(second.out == first.out);
+}
+
+TEST_CASE("searcher-sim drive: --seed overrides the config's experiment_seed") {
+  const std::string input = "{\"event\":\"initial_operations\"}\n";
+  const std::string config = write_config("seeded.yaml",
+      "searcher: {name: random, metric: m, max_trials: 1, max_length: 5}\n"
+      "reproducibility: {experiment_seed: 99}\n");
+  const Run seeded = run("drive --config '" + config + "' --seed 0", input);
+  CHECK(seeded.out.find("ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8") != std::string::npos);
+  const Run from_config = run("drive --config=" + config, input);
+  CHECK(from_config.out.find("ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8") == std::string::npos);
+}
+
+TEST_CASE("searcher-sim drive: a config error stops before reading stdin, exit 2") {
+  const std::string config = write_config("bad.yaml",
+      "searcher:\n  name: random\n  metric: loss\n  max_trials: -5\n  max_length: 100\n");
+  const Run result = run("drive --config '" + config + "'", "{\"event\":\"initial_operations\"}\n");
+  CHECK(result.code == 2);
+  CHECK(result.out.empty());
+  CHECK(result.err == config + ":4:15: searcher.max_trials: must be an integer >= 1, got -5\n");
+}
+
+TEST_CASE("searcher-sim: usage errors exit 2 and say what is wrong") {
+  const Run no_config = run("drive");
+  CHECK(no_config.code == 2);
+  CHECK(no_config.err == "searcher-sim drive: --config FILE is required\n(see 'searcher-sim help drive')\n");
+  const Run bad_seed = run("drive --config x.yaml --seed -1");
+  CHECK(bad_seed.code == 2);
+  CHECK(bad_seed.err.starts_with(
+      "searcher-sim drive: --seed: must be an integer between 0 and 4294967295, got '-1'"));
+  const Run unknown = run("drive --confg x.yaml");
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.starts_with("searcher-sim drive: unknown option '--confg'"));
+  const Run command = run("fly");
+  CHECK(command.code == 2);
+  CHECK(command.err.starts_with("searcher-sim fly: unknown command 'fly'"));
+  CHECK(run("").code == 2);
+}
+
+TEST_CASE("searcher-sim drive --help documents every event and operation") {
+  const Run help = run("drive --help");
+  CHECK(help.code == 0);
+  for (const char* name : {"initial_operations", "trial_created", "validation_completed",
+                           "trial_progress", "trial_exited_early", "trial_closed", "\"progress\"",
+                           "snapshot", "restore", "\"create\"", "\"validate_after\"", "\"close\"",
+                           "\"shutdown\"", "user_requested_stop", "Infinity"}) {
+    INFO(name);
+    CHECK(help.out.find(name) != std::string::npos);
+  }
+  CHECK(run("--help").code == 0);
+  CHECK(run("help preview").out.find("--metric constant|random|trial-id") != std::string::npos);
+}
+
+TEST_CASE("searcher-sim preview: table, JSON, and a trace that replays through drive") {
+  const Run table = run("preview --config '" + example("grid.yaml") + "'");
+  CHECK(table.code == 0);
+  CHECK(table.out.find("This search will create a total of 18 trial(s).") != std::string::npos);
+  CHECK(table.out.find("     18 | 1 x train to 10 epochs") != std::string::npos);
+
+  const Run json = run("preview --json --config '" + example("random.yaml") + "'");
+  CHECK(json.code == 0);
+  const nlohmann::json result = nlohmann::json::parse(json.out);
+  CHECK(result["results"] == nlohmann::json({{"937", 16}}));
+  CHECK(result["seed"] == 7);
+
+  const std::string trace = (scratch() / "trace.jsonl").string();
+  REQUIRE(run("preview --order random --metric random --trace '" + trace + "' --config '" +
+              example("random.yaml") + "'")
+              .code == 0);
+  std::string input;
+  std::vector<std::string> expected;
+  for (const std::string& line : lines_of(read_file(trace))) {
+    const nlohmann::json step = nlohmann::json::parse(line);
+    input += step["in"].dump() + "\n";
+    expected.push_back(step["out"].dump());
+  }
+  const Run replay = run("drive --config '" + example("random.yaml") + "'", input);
+  CHECK(lines_of(replay.out) == expected);
+}
