@@ -2,9 +2,11 @@
 // create -> trial_created -> validation_completed -> trial_closed.
 #include <benchmark/benchmark.h>
 
-#include <deque>
+#include <optional>
+
 
 #include "hpsearch/methods/any_method.hpp"
+#include "play.hpp"
 
 namespace {
 using namespace hpsearch;
@@ -17,43 +19,27 @@ HyperparameterSpace five_hyperparameters() {
                               {"batch_size", ConstHp{64}}});
 }
 
-// Plays the search to its end; returns the number of trials.
-std::uint64_t play(Searcher& searcher) {
-  std::deque<Operation> pending;
-  std::uint64_t trials = 0;
-  const auto take = [&](std::vector<Operation> ops) {
-    for (Operation& op : ops) pending.push_back(std::move(op));
-  };
-  take(searcher.initial_operations());
-  while (!pending.empty()) {
-    const Operation op = std::move(pending.front());
-    pending.pop_front();
-    if (const auto* create = std::get_if<Create>(&op)) {
-      ++trials;
-      take(searcher.handle(TrialCreated{create->request_id}));
-    } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
-      take(searcher.handle(ValidationCompleted{validate->request_id, 0.5, validate->length}));
-    } else if (const auto* close = std::get_if<Close>(&op)) {
-      take(searcher.handle(TrialClosed{close->request_id}));
-    }
+// Whole searches of `state.range(0)` trials; setup and teardown outside the timed region.
+void run_trial_cycles(benchmark::State& state, const MethodConfig& config,
+                      const HyperparameterSpace& space) {
+  std::optional<Searcher> searcher;
+  for (auto _ : state) {
+    state.PauseTiming();
+    searcher.emplace(make_searcher(config, space, 42));
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(bench::play(*searcher, [] { return 0.5; }));
+    state.PauseTiming();
+    searcher.reset();  // freeing is not part of the cycle
+    state.ResumeTiming();
   }
-  return trials;
+  state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
 void BM_Searcher_RandomTrialCycle(benchmark::State& state) {
   const auto trials = static_cast<std::uint64_t>(state.range(0));
-  const RandomConfig config{.max_length = 100, .max_trials = trials, .max_concurrent_trials = 16};
-  const HyperparameterSpace space = five_hyperparameters();
-  for (auto _ : state) {
-    state.PauseTiming();
-    Searcher searcher = make_searcher(config, space, 42);
-    state.ResumeTiming();
-    benchmark::DoNotOptimize(play(searcher));
-    state.PauseTiming();
-    { Searcher discard = std::move(searcher); }  // freeing is not part of the cycle
-    state.ResumeTiming();
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0));
+  run_trial_cycles(state,
+                   RandomConfig{.max_length = 100, .max_trials = trials, .max_concurrent_trials = 16},
+                   five_hyperparameters());
 }
 BENCHMARK(BM_Searcher_RandomTrialCycle)
     ->RangeMultiplier(10)
@@ -62,19 +48,9 @@ BENCHMARK(BM_Searcher_RandomTrialCycle)
 
 void BM_Searcher_GridTrialCycle(benchmark::State& state) {
   const auto trials = static_cast<std::uint64_t>(state.range(0));
-  const GridConfig config{.max_length = 100, .max_concurrent_trials = 16};
-  const HyperparameterSpace space({{"a", IntHp{0, 1'000'000'000, trials}},
-                                   {"b", CategoricalHp{{"x"}}}});
-  for (auto _ : state) {
-    state.PauseTiming();
-    Searcher searcher = make_searcher(config, space, 42);
-    state.ResumeTiming();
-    benchmark::DoNotOptimize(play(searcher));
-    state.PauseTiming();
-    { Searcher discard = std::move(searcher); }
-    state.ResumeTiming();
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0));
+  run_trial_cycles(state, GridConfig{.max_length = 100, .max_concurrent_trials = 16},
+                   HyperparameterSpace({{"a", IntHp{0, 1'000'000'000, trials}},
+                                        {"b", CategoricalHp{{"x"}}}}));
 }
 BENCHMARK(BM_Searcher_GridTrialCycle)
     ->RangeMultiplier(10)

@@ -10,7 +10,7 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPSEARCH_WERRO
 cmake --build build/release -j "$jobs"
 ctest --test-dir build/release -j "$jobs" --output-on-failure
 
-cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHPSEARCH_WERROR=ON \
+cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPSEARCH_WERROR=ON \
   -DHPSEARCH_SANITIZE=address,undefined -DHPSEARCH_BUILD_BENCH=OFF
 cmake --build build/sanitize -j "$jobs"
 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/sanitize -j "$jobs" --output-on-failure

@@ -1,7 +1,12 @@
+#include <algorithm>
 #include <array>
+#include <functional>
+#include <sstream>
 #include <optional>
 #include <string_view>
 
+#include "hpsearch/methods/adaptive_asha.hpp"
+#include "hpsearch/methods/asha.hpp"
 #include "parsers.hpp"
 
 namespace hpsearch::config_detail {
@@ -155,6 +160,36 @@ struct SearcherParser {
   }
 };
 
+// Rung lengths that repeat make Determined ask a promoted trial for a length it already
+// reached ("operation already completed", mid-experiment); refuse such configs up front.
+void check_rung_lengths(const Reader& reader, const YAML::Node& at, const std::string& path,
+                        const std::string& what, std::uint64_t max_length, std::uint64_t rungs,
+                        double divisor) {
+  const std::vector<std::uint64_t> lengths = asha_rung_lengths(max_length, rungs, divisor);
+  std::uint64_t usable = 1;  // the most rungs whose lengths still strictly increase
+  while (usable < rungs) {
+    const std::vector<std::uint64_t> fewer = asha_rung_lengths(max_length, usable + 1, divisor);
+    if (std::adjacent_find(fewer.begin(), fewer.end(), std::greater_equal<>()) != fewer.end()) break;
+    ++usable;
+  }
+  if (std::adjacent_find(lengths.begin(), lengths.end(), std::greater_equal<>()) == lengths.end()) {
+    return;
+  }
+  std::string shown;
+  for (const std::uint64_t length : lengths) {
+    if (!shown.empty()) shown += ", ";
+    shown += std::to_string(length);
+  }
+  std::ostringstream divisor_text;
+  divisor_text << divisor;
+  reader.fail(at, path,
+              what + " with divisor " + divisor_text.str() + " and max_length " +
+                  std::to_string(max_length) + " gives rung lengths " + shown +
+                  ", which repeat: a promoted trial would be asked to train to a length it has "
+                  "already reached; use at most " + std::to_string(usable) +
+                  " rungs, a larger max_length or a larger divisor");
+}
+
 std::string searcher_name(const Reader& reader, const YAML::Node& node) {
   const std::string path = "searcher.name";
   if (!node["name"]) {
@@ -228,6 +263,10 @@ SearcherSettings parse_searcher(const Reader& reader, const YAML::Node& node) {
         .max_concurrent_trials = p.max_concurrent_trials(),
         .stop_once = p.flag("stop_once", false),
         .smaller_is_better = settings.smaller_is_better};
+    const auto& asha = std::get<AshaConfig>(settings.method);
+    check_rung_lengths(reader, map.get("num_rungs"), "searcher.num_rungs",
+                       "num_rungs " + std::to_string(asha.num_rungs), asha.max_length,
+                       asha.num_rungs, asha.divisor);
   } else {
     settings.max_length = p.asha_length();
     settings.method = AdaptiveAshaConfig{.max_length = settings.max_length.units,
@@ -239,6 +278,14 @@ SearcherSettings parse_searcher(const Reader& reader, const YAML::Node& node) {
                                          .max_concurrent_trials = p.max_concurrent_trials(),
                                          .stop_once = p.flag("stop_once", false),
                                          .smaller_is_better = settings.smaller_is_better};
+    const auto& adaptive = std::get<AdaptiveAshaConfig>(settings.method);
+    const bool listed = map.has("bracket_rungs") && !is_null(map.get("bracket_rungs"));
+    for (const Bracket& bracket : adaptive_brackets(adaptive)) {
+      check_rung_lengths(reader, listed ? map.get("bracket_rungs") : map.node(),
+                         listed ? "searcher.bracket_rungs" : "searcher",
+                         "a bracket of " + std::to_string(bracket.num_rungs) + " rungs",
+                         adaptive.max_length, bracket.num_rungs, adaptive.divisor);
+    }
   }
   return settings;
 }

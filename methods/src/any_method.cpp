@@ -1,7 +1,5 @@
 #include "hpsearch/methods/any_method.hpp"
 
-#include <stdexcept>
-
 
 namespace hpsearch {
 
@@ -28,8 +26,8 @@ nlohmann::json AnyMethod::state() const {
   return std::visit([](const auto& m) { return m.state(); }, method_);
 }
 
-void AnyMethod::restore_state(const nlohmann::json& state) {
-  std::visit([&](auto& m) { m.restore_state(state); }, method_);
+void AnyMethod::restore_state(const nlohmann::json& state, const TrialBook& book) {
+  std::visit([&](auto& m) { m.restore_state(state, book); }, method_);
 }
 
 AnyMethod make_method(const MethodConfig& config, const HyperparameterSpace& space) {
@@ -38,11 +36,9 @@ AnyMethod make_method(const MethodConfig& config, const HyperparameterSpace& spa
     AnyMethod operator()(const SingleConfig& c) const { return AnyMethod(RandomSearch(c)); }
     AnyMethod operator()(const RandomConfig& c) const { return AnyMethod(RandomSearch(c)); }
     AnyMethod operator()(const GridConfig& c) const { return AnyMethod(GridSearch(c, space)); }
-    AnyMethod operator()(const AshaConfig&) const {
-      throw std::invalid_argument("the async_halving method is not available in this build");
-    }
-    AnyMethod operator()(const AdaptiveAshaConfig&) const {
-      throw std::invalid_argument("the adaptive_asha method is not available in this build");
+    AnyMethod operator()(const AshaConfig& c) const { return AnyMethod(AshaSearch(c)); }
+    AnyMethod operator()(const AdaptiveAshaConfig& c) const {
+      return AnyMethod(AdaptiveAsha(c));
     }
   };
   return std::visit(Make{space}, config);

@@ -12,11 +12,8 @@ GridSearch::GridSearch(const GridConfig& config, const HyperparameterSpace& spac
 
 void GridSearch::launch(std::vector<Operation>& ops, SearchContext& ctx) {
   // Determined pops the last element of its point list: launch order is reverse grid order.
-  Create create = create_with(ctx.rng, grid_.point(grid_.size() - 1 - launched_));
-  const RequestId id = create.request_id;
-  ops.emplace_back(std::move(create));
-  ops.emplace_back(ValidateAfter{id, config_.max_length});
-  ops.emplace_back(Close{id});
+  append_full_trial(ops, create_with(ctx, grid_.point(grid_.size() - 1 - launched_)),
+                    config_.max_length);
   ++launched_;
 }
 
@@ -58,7 +55,7 @@ nlohmann::json GridSearch::state() const {
           {"max_concurrent_trials", config_.max_concurrent_trials}};
 }
 
-void GridSearch::restore_state(const nlohmann::json& state) {
+void GridSearch::restore_state(const nlohmann::json& state, const TrialBook&) {
   method_state::expect_type(state, "grid");
   method_state::expect_config(state, "grid_size", grid_.size());
   method_state::expect_config(state, "max_length", config_.max_length);

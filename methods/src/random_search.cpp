@@ -14,11 +14,7 @@ RandomSearch::RandomSearch(const SingleConfig& config)
       single_(true) {}
 
 void RandomSearch::launch(std::vector<Operation>& ops, SearchContext& ctx) {
-  Create create = sample_create(ctx);
-  const RequestId id = create.request_id;
-  ops.emplace_back(std::move(create));
-  ops.emplace_back(ValidateAfter{id, config_.max_length});
-  ops.emplace_back(Close{id});
+  append_full_trial(ops, sample_create(ctx), config_.max_length);
   ++created_;
 }
 
@@ -66,7 +62,7 @@ nlohmann::json RandomSearch::state() const {
           {"max_concurrent_trials", config_.max_concurrent_trials}};
 }
 
-void RandomSearch::restore_state(const nlohmann::json& state) {
+void RandomSearch::restore_state(const nlohmann::json& state, const TrialBook&) {
   method_state::expect_type(state, single_ ? "single" : "random");
   method_state::expect_config(state, "max_trials", config_.max_trials);
   method_state::expect_config(state, "max_length", config_.max_length);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "hpsearch/searcher/errors.hpp"
+#include "hpsearch/searcher/json_number.hpp"
 
 namespace hpsearch {
 namespace {
@@ -67,6 +68,63 @@ bool bool_field(const nlohmann::json& j, const char* name, const std::string& ty
 
 void to_json(nlohmann::json& j, const Operation& op) { j = std::visit(OperationToJson{}, op); }
 
+nlohmann::json operation_to_json(const Operation& op, bool explain) {
+  nlohmann::json j = std::visit(OperationToJson{}, op);
+  if (!explain) return j;
+  const std::optional<Explanation>* explanation = nullptr;
+  if (const auto* validate = std::get_if<ValidateAfter>(&op)) explanation = &validate->explanation;
+  if (const auto* close = std::get_if<Close>(&op)) explanation = &close->explanation;
+  if (explanation != nullptr && explanation->has_value()) {
+    j["explain"] = explanation_to_json(**explanation);
+  }
+  return j;
+}
+
+nlohmann::json explanation_to_json(const Explanation& e) {
+  using Reason = Explanation::Reason;
+  const std::string where = "rung " + std::to_string(e.rung) + " (length " +
+                            std::to_string(e.length) + ")";
+  const std::string ranked = "ranked " + std::to_string(e.rank) + " of " +
+                             std::to_string(e.rung_size) + " at " + where;
+  const std::string top = "the top " + std::to_string(e.cutoff);
+  std::string reason;
+  std::string text;
+  switch (e.reason) {
+    case Reason::kPromoted:
+      reason = "promoted";
+      text = ranked + "; " + top + " are promoted";
+      break;
+    case Reason::kContinued:
+      reason = "continued";
+      text = ranked + "; " + top + " continue";
+      break;
+    case Reason::kStopped:
+      reason = "stopped";
+      text = ranked + "; only " + top + " continue";
+      break;
+    case Reason::kNotPromoted:
+      reason = "not_promoted";
+      text = ranked + "; the rung is settled and " + top + " were promoted";
+      break;
+    case Reason::kFinished:
+      reason = "finished";
+      text = "reached the top " + where;
+      break;
+    case Reason::kInvalidHyperparameters:
+      reason = "invalid_hyperparameters";
+      text = "the trial reported invalid hyperparameters";
+      break;
+  }
+  nlohmann::json j{{"reason", reason}, {"rung", e.rung}, {"length", e.length}, {"text", text}};
+  if (e.reason != Reason::kInvalidHyperparameters) j["metric"] = metric_to_json(e.metric);
+  if (e.rank > 0) {
+    j["rank"] = e.rank;
+    j["of"] = e.rung_size;
+    j["cutoff"] = e.cutoff;
+  }
+  return j;
+}
+
 void from_json(const nlohmann::json& j, Operation& op) {
   if (!j.is_object() || !j.contains("type") || !j.at("type").is_string()) {
     throw ProtocolError("operation: expected an object with a string field 'type', got " +
@@ -85,9 +143,9 @@ void from_json(const nlohmann::json& j, Operation& op) {
     }
     op = Create{id_field(j, type), static_cast<std::uint32_t>(seed), hparams};
   } else if (type == "validate_after") {
-    op = ValidateAfter{id_field(j, type), unsigned_field(j, "length", type)};
+    op = ValidateAfter{id_field(j, type), unsigned_field(j, "length", type), std::nullopt};
   } else if (type == "close") {
-    op = Close{id_field(j, type)};
+    op = Close{id_field(j, type), std::nullopt};
   } else if (type == "shutdown") {
     op = Shutdown{bool_field(j, "cancel", type), bool_field(j, "failure", type)};
   } else {

@@ -6,15 +6,23 @@ Create sample_create(SearchContext& ctx) {
   // Determined evaluates the sample first (it is an argument of NewCreate), then the id, then
   // the seed; the draw order is part of the seed -> trials contract.
   nlohmann::json hparams = sample(ctx.space, ctx.rng);
-  return create_with(ctx.rng, std::move(hparams));
+  return create_with(ctx, std::move(hparams));
 }
 
-Create create_with(Rng& rng, nlohmann::json hparams) {
+Create create_with(SearchContext& ctx, nlohmann::json hparams) {
   Create create;
   create.hparams = std::move(hparams);
-  create.request_id = rng.request_id();
-  create.trial_seed = rng.trial_seed();
+  create.request_id = ctx.rng.request_id();
+  create.trial_seed = ctx.rng.trial_seed();
+  create.trial_index = ctx.next_trial++;
   return create;
+}
+
+void append_full_trial(std::vector<Operation>& ops, Create create, std::uint64_t length) {
+  const RequestId id = create.request_id;
+  ops.emplace_back(std::move(create));
+  ops.emplace_back(ValidateAfter{id, length});
+  ops.emplace_back(Close{id});
 }
 
 }  // namespace hpsearch

@@ -25,30 +25,32 @@ bool is_invalid_hp(ExitedReason reason) {
 
 }  // namespace
 
-const TrialBook::Trial& TrialBook::created_trial(const Event& event) const {
-  const auto found = index_.find(request_id_of(event));
-  if (found == index_.end()) {
-    reject(event, "no create operation has requested this id");
-  }
-  const Trial& t = trials_[found->second];
-  if (!t.created && !std::holds_alternative<TrialCreated>(event)) {
+std::uint32_t TrialBook::created_trial(const Event& event) const {
+  const std::optional<std::uint32_t> found = index_.find(request_id_of(event));
+  if (!found) reject(event, "no create operation has requested this id");
+  if (!trials_[*found].created && !std::holds_alternative<TrialCreated>(event)) {
     reject(event, "the trial has not been created (send trial_created first)");
   }
-  return t;
+  return *found;
+}
+
+std::optional<std::uint32_t> TrialBook::index_of(const RequestId& id) const {
+  return index_.find(id);
 }
 
 TrialBook::Trial& TrialBook::trial(const RequestId& id) {
-  const auto found = index_.find(id);
-  HPSEARCH_ASSERT(found != index_.end(), "operation for a trial that was never created");
-  return trials_[found->second];
+  const std::optional<std::uint32_t> found = index_.find(id);
+  HPSEARCH_ASSERT(found.has_value(), "operation for a trial that was never created");
+  return trials_[*found];
 }
 
-TrialBook::Disposition TrialBook::check(const Event& event) const {
-  const Trial& t = created_trial(event);
-  if (const auto* created = std::get_if<TrialCreated>(&event)) {
-    (void)created;
+TrialBook::Checked TrialBook::check(const Event& event) const {
+  const std::uint32_t index = created_trial(event);
+  const Trial& t = trials_[index];
+  const Checked apply{Disposition::kApply, index};
+  if (std::holds_alternative<TrialCreated>(event)) {
     if (t.created) reject(event, "the trial was already created");
-    return Disposition::kApply;
+    return apply;
   }
   if (t.closed && !(std::holds_alternative<TrialExitedEarly>(event) && t.exited)) {
     reject(event, "the trial is already closed");
@@ -74,7 +76,7 @@ TrialBook::Disposition TrialBook::check(const Event& event) const {
     }
   } else if (std::holds_alternative<TrialExitedEarly>(event)) {
     // Several ranks may report the same exit; Determined ignores all but the first.
-    if (t.exited) return Disposition::kIgnore;
+    if (t.exited) return Checked{Disposition::kIgnore, index};
   } else if (std::holds_alternative<TrialClosed>(event)) {
     if (!t.exited && !t.close_requested) {
       reject(event, "the searcher has not closed this trial (no close operation); report "
@@ -86,7 +88,7 @@ TrialBook::Disposition TrialBook::check(const Event& event) const {
                         "trial_exited_early first if it stopped");
     }
   }
-  return Disposition::kApply;
+  return apply;
 }
 
 void TrialBook::untrack(Trial& t) {
@@ -100,8 +102,8 @@ void TrialBook::untrack(Trial& t) {
   if (--totals_.open_tracked == 0) totals_.open_units = 0;  // no drift once nothing is open
 }
 
-void TrialBook::apply(const Event& event) {
-  Trial& t = trial(request_id_of(event));
+void TrialBook::apply(const Event& event, std::uint32_t index) {
+  Trial& t = trials_[index];
   if (std::holds_alternative<TrialCreated>(event)) {
     t.created = true;
     t.tracked = true;
@@ -135,9 +137,7 @@ void TrialBook::apply(const Event& event) {
 void TrialBook::add_trial(Trial t) {
   HPSEARCH_ASSERT(trials_.size() < std::numeric_limits<std::uint32_t>::max(),
                   "more than 2^32 - 1 trials");
-  const auto [where, inserted] =
-      index_.emplace(t.id, static_cast<std::uint32_t>(trials_.size()));
-  (void)where;
+  const bool inserted = index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
   HPSEARCH_ASSERT(inserted, "a method created the same request id twice");
   trials_.push_back(t);
 }
@@ -145,6 +145,8 @@ void TrialBook::add_trial(Trial t) {
 void TrialBook::record(const std::vector<Operation>& ops) {
   for (const Operation& op : ops) {
     if (const auto* create = std::get_if<Create>(&op)) {
+      HPSEARCH_ASSERT(create->trial_index == trials_.size(),
+                      "a method numbered its Creates out of creation order");
       add_trial(Trial{.id = create->request_id});
       ++totals_.requested;
     } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {

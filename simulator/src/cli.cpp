@@ -30,7 +30,7 @@ reproducibility.experiment_seed, else 0.
 Exit codes: 0 success, 1 the run failed, 2 bad command line or config (nothing was run).
 )";
 
-constexpr const char* kDriveHelp = R"(searcher-sim drive --config FILE [--seed N]
+constexpr const char* kDriveHelp = R"(searcher-sim drive --config FILE [--seed N] [--explain]
 
 Runs one search as a JSON-lines state machine: each line on stdin is one event, and each is
 answered by exactly one line on stdout (flushed at once). Lengths are absolute: validate_after
@@ -70,6 +70,10 @@ operations are done. A line that is malformed or not allowed now is answered wit
 Options:
   --config FILE   experiment config (YAML or JSON), required
   --seed N        search seed in [0, 4294967295]; overrides reproducibility.experiment_seed
+  --explain       add "explain" to each validate_after and close that ASHA decided, e.g.
+                  {"reason":"stopped","rung":0,"length":1000,"rank":7,"of":9,"cutoff":2,
+                   "metric":0.41,"text":"ranked 7 of 9 at rung 0 (length 1000); only the
+                   top 2 continue"}
   --help          this text
 )";
 
@@ -171,7 +175,8 @@ Loaded load(const ParsedArgs& args) {
 }
 
 int drive_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out) {
-  const ParsedArgs parsed = parse_args("drive", args, {"--config", "--seed"}, {"--help"});
+  const ParsedArgs parsed =
+      parse_args("drive", args, {"--config", "--seed"}, {"--help", "--explain"});
   if (parsed.flags.contains("--help")) {
     out << kDriveHelp;
     return kExitOk;
@@ -179,7 +184,7 @@ int drive_command(const std::vector<std::string>& args, std::istream& in, std::o
   const Loaded loaded = load(parsed);
   Searcher searcher =
       make_searcher(loaded.config.searcher.method, loaded.config.hyperparameters, loaded.seed);
-  run_drive(searcher, in, out);
+  run_drive(searcher, in, out, DriveOptions{.explain = parsed.flags.contains("--explain")});
   return kExitOk;
 }
 
@@ -268,9 +273,6 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     return kExitUsage;
   } catch (const ConfigError& e) {
     err << e.what() << '\n';
-    return kExitUsage;
-  } catch (const std::invalid_argument& e) {
-    err << "searcher-sim " << command << ": " << e.what() << '\n';
     return kExitUsage;
   } catch (const SimulationError& e) {
     err << "searcher-sim " << command << ": the searcher misbehaved: " << e.what() << '\n';

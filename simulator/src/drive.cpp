@@ -11,9 +11,9 @@ namespace {
 
 constexpr std::string_view kCommands = "initial_operations, progress, snapshot, restore";
 
-nlohmann::json operations_response(const std::vector<Operation>& ops) {
+nlohmann::json operations_response(const std::vector<Operation>& ops, bool explain) {
   nlohmann::json list = nlohmann::json::array();
-  for (const Operation& op : ops) list.push_back(op);
+  for (const Operation& op : ops) list.push_back(operation_to_json(op, explain));
   return {{"operations", std::move(list)}};
 }
 
@@ -27,12 +27,12 @@ void expect_only(const nlohmann::json& j, const std::string& name, std::string_v
   }
 }
 
-nlohmann::json respond(Searcher& searcher, const nlohmann::json& j) {
+nlohmann::json respond(Searcher& searcher, const nlohmann::json& j, bool explain) {
   if (j.is_object() && j.contains("event") && j.at("event").is_string()) {
     const std::string name = j.at("event").get<std::string>();
     if (name == "initial_operations") {
       expect_only(j, name);
-      return operations_response(searcher.initial_operations());
+      return operations_response(searcher.initial_operations(), explain);
     }
     if (name == "progress") {
       expect_only(j, name);
@@ -56,7 +56,7 @@ nlohmann::json respond(Searcher& searcher, const nlohmann::json& j) {
                           std::string(kCommands) + ", " + std::string(trial_event_names()) + ")");
     }
   }
-  return operations_response(searcher.handle(event_from_json(j)));
+  return operations_response(searcher.handle(event_from_json(j)), explain);
 }
 
 }  // namespace
@@ -65,7 +65,8 @@ std::string json_line(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-nlohmann::json drive_line(Searcher& searcher, std::string_view line) {
+nlohmann::json drive_line(Searcher& searcher, std::string_view line,
+                          const DriveOptions& options) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
     return {{"error", "empty line: expected one JSON object per line"}};
   }
@@ -78,17 +79,18 @@ nlohmann::json drive_line(Searcher& searcher, std::string_view line) {
     return {{"error", "not valid JSON: " + message}};
   }
   try {
-    return respond(searcher, j);
+    return respond(searcher, j, options.explain);
   } catch (const ProtocolError& e) {
     return {{"error", e.what()}};
   }
 }
 
-void run_drive(Searcher& searcher, std::istream& in, std::ostream& out) {
+void run_drive(Searcher& searcher, std::istream& in, std::ostream& out,
+               const DriveOptions& options) {
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    out << json_line(drive_line(searcher, line)) << '\n';
+    out << json_line(drive_line(searcher, line, options)) << '\n';
     out.flush();
   }
 }

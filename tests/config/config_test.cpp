@@ -309,3 +309,22 @@ TEST_CASE("config: ConfigError keeps the path of the field") {
     CHECK(e.path() == "searcher.max_trials");
   }
 }
+
+TEST_CASE("config: ASHA rung lengths that repeat are refused with the computed lengths") {
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: async_halving, metric: m, num_rungs: 4, divisor: 3, max_trials: 9, "
+      "max_length: 12}\n",
+      "exp.yaml:1:55: searcher.num_rungs: num_rungs 4 with divisor 3 and max_length 12 gives rung "
+      "lengths 1, 1, 4, 12, which repeat: a promoted trial would be asked to train to a length "
+      "it has already reached; use at most 3 rungs, a larger max_length or a larger divisor");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: adaptive_asha, metric: m, max_trials: 9, max_length: 12, divisor: 3, "
+      "bracket_rungs: [4, 1]}\n",
+      "exp.yaml:1:102: searcher.bracket_rungs: a bracket of 4 rungs with divisor 3 and max_length "
+      "12 gives rung lengths 1, 1, 4, 12, which repeat: a promoted trial would be asked to train "
+      "to a length it has already reached; use at most 3 rungs, a larger max_length or a larger "
+      "divisor");
+  // Three rungs fit: 1, 4, 12.
+  CHECK_NOTHROW((void)parse("searcher: {name: async_halving, metric: m, num_rungs: 3, divisor: 3, "
+                            "max_trials: 9, max_length: 12}\n"));
+}

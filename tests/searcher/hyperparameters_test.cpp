@@ -22,7 +22,7 @@ HyperparameterSpace reproducibility_space() {
 TEST_CASE("hyperparameters: golden sample of seed 0 and the create that follows (spec 1.4)") {
   Rng rng(0);
   const HyperparameterSpace hps = reproducibility_space();
-  SearchContext ctx{rng, hps};
+  SearchContext ctx{rng, hps, 0, 0};
   const Create create = sample_create(ctx);
   CHECK(create.hparams["cat"] == 4);
   CHECK(create.hparams["const"] == "val");

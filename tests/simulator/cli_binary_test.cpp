@@ -136,6 +136,7 @@ TEST_CASE("searcher-sim drive --help documents every event and operation") {
     INFO(name);
     CHECK(help.out.find(name) != std::string::npos);
   }
+  CHECK(help.out.find("--explain") != std::string::npos);
   CHECK(run("--help").code == 0);
   CHECK(run("help preview").out.find("--metric constant|random|trial-id") != std::string::npos);
 }
@@ -165,4 +166,29 @@ TEST_CASE("searcher-sim preview: table, JSON, and a trace that replays through d
   }
   const Run replay = run("drive --config '" + example("random.yaml") + "'", input);
   CHECK(lines_of(replay.out) == expected);
+}
+
+TEST_CASE("searcher-sim drive --explain on an ASHA example") {
+  const std::string input =
+      "{\"event\":\"initial_operations\"}\n"
+      "{\"event\":\"progress\"}\n";
+  const Run result = run("drive --explain --config '" + example("async_halving.yaml") + "'", input);
+  CHECK(result.code == 0);
+  const auto answers = lines_of(result.out);
+  REQUIRE(answers.size() == 2);
+  const nlohmann::json ops = nlohmann::json::parse(answers[0])["operations"];
+  CHECK(ops.size() == 24);  // 12 trials, all at once: create and validate_after(1000) each
+  CHECK(ops[1] == nlohmann::json({{"type", "validate_after"}, {"request_id", ops[0]["request_id"]},
+                                  {"length", 1000}}));
+  CHECK(answers[1] == R"({"progress":0.0})");
+}
+
+TEST_CASE("searcher-sim preview of ASHA examples") {
+  const Run asha = run("preview --json --config '" + example("async_halving.yaml") + "'");
+  CHECK(asha.code == 0);
+  CHECK(nlohmann::json::parse(asha.out)["results"] ==
+        nlohmann::json({{"1000", 8}, {"1000 3000", 3}, {"1000 3000 9000", 1}}));
+  const Run adaptive = run("preview --config '" + example("adaptive_asha.yaml") + "'");
+  CHECK(adaptive.code == 0);
+  CHECK(adaptive.out.find("This search will create a total of 64 trial(s).") != std::string::npos);
 }

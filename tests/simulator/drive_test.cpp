@@ -121,3 +121,26 @@ TEST_CASE("drive: run_drive answers line for line, including CRLF input") {
   CHECK(answers[1].starts_with(R"({"error":"not valid JSON)"));
   CHECK(answers[2].starts_with(R"({"operations":[{"hparams")"));
 }
+
+TEST_CASE("drive: --explain adds the reason to decided operations only") {
+  Searcher s = make_searcher(AshaConfig{.max_length = 4, .max_trials = 2, .num_rungs = 2,
+                                        .divisor = 2, .max_concurrent_trials = 1,
+                                        .stop_once = true},
+                             HyperparameterSpace(), 0);
+  const DriveOptions explain{.explain = true};
+  const nlohmann::json initial = drive_line(s, R"({"event":"initial_operations"})", explain);
+  REQUIRE(initial["operations"].size() == 2);
+  CHECK_FALSE(initial["operations"][1].contains("explain"));  // rung 0 is not a decision
+  REQUIRE(drive_line(s, std::string(R"({"event":"trial_created","request_id":")") + kA + "\"}")
+              .contains("operations"));
+  const nlohmann::json answer = drive_line(
+      s, std::string(R"({"event":"validation_completed","request_id":")") + kA +
+             R"(","metric":0.25,"length":2})",
+      explain);
+  REQUIRE(answer["operations"].size() == 1);
+  CHECK(answer["operations"][0] ==
+        nlohmann::json::parse(std::string(R"({"type":"validate_after","request_id":")") + kA +
+                              R"(","length":4,"explain":{"reason":"continued","rung":0,"length":2,
+                              "rank":1,"of":1,"cutoff":1,"metric":0.25,
+                              "text":"ranked 1 of 1 at rung 0 (length 2); the top 1 continue"}})"));
+}

@@ -30,12 +30,14 @@ class RandomDriver {
       : rng_(seed), options_(options) {}
 
   /// Starts the search; the answer is appended to `log`.
-  void start(Searcher& s, std::vector<std::string>& log) {
+  template <class S>
+  void start(S& s, std::vector<std::string>& log) {
     take(s.initial_operations(), log);
   }
 
   /// One random step. Returns false once the search has shut down or nothing is pending.
-  bool step(Searcher& s, std::vector<std::string>& log) {
+  template <class S>
+  bool step(S& s, std::vector<std::string>& log) {
     std::vector<std::size_t> ready;
     for (std::size_t i = 0; i < trials_.size(); ++i) {
       if (!trials_[i].pending.empty()) ready.push_back(i);
@@ -53,17 +55,15 @@ class RandomDriver {
             0, static_cast<double>(validate->length))(rng_);
         send(s, TrialProgress{id, units}, log);
       } else if (chance(options_.exit_probability)) {
-        t.pending.clear();
         const auto reason = static_cast<ExitedReason>(pick(5));
         send(s, TrialExitedEarly{id, reason}, log);
-        send(s, TrialClosed{id}, log);
+        close(s, id, log);
       } else {
         t.pending.pop_front();
         send(s, ValidationCompleted{id, metric(), validate->length}, log);
       }
     } else {
-      t.pending.clear();
-      send(s, TrialClosed{id}, log);
+      close(s, id, log);
     }
     return true;
   }
@@ -74,7 +74,18 @@ class RandomDriver {
   struct Trial {
     RequestId id;
     std::deque<Operation> pending;
+    bool closed = false;
   };
+
+  // The process is gone: anything still pending for it (a close answering its own early exit)
+  // is moot, as it is for a real master.
+  template <class S>
+  void close(S& s, const RequestId& id, std::vector<std::string>& log) {
+    Trial& t = trials_[index_.at(id)];
+    t.pending.clear();
+    t.closed = true;
+    send(s, TrialClosed{id}, log);
+  }
 
   std::size_t pick(std::size_t n) {
     return boost::random::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
@@ -91,7 +102,8 @@ class RandomDriver {
     return static_cast<double>(pick(8)) / 8.0;  // few distinct values: many ties
   }
 
-  void send(Searcher& s, const Event& event, std::vector<std::string>& log) {
+  template <class S>
+  void send(S& s, const Event& event, std::vector<std::string>& log) {
     log.push_back(nlohmann::json(event).dump());
     take(s.handle(event), log);
   }
@@ -107,9 +119,10 @@ class RandomDriver {
       const RequestId id = *request_id_of(op);
       if (std::holds_alternative<Create>(op)) {
         index_[id] = trials_.size();
-        trials_.push_back(Trial{id, {}});
+        trials_.push_back(Trial{id, {}, false});
       }
-      trials_[index_.at(id)].pending.push_back(op);
+      Trial& t = trials_[index_.at(id)];
+      if (!t.closed) t.pending.push_back(op);
     }
     log.push_back(out.dump());
   }

@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "hpsearch/methods/adaptive_asha.hpp"
+#include "hpsearch/methods/asha.hpp"
 #include "hpsearch/methods/grid_search.hpp"
 #include "hpsearch/methods/method_config.hpp"
 #include "hpsearch/methods/random_search.hpp"
@@ -17,7 +19,7 @@ namespace hpsearch {
 /// One of the built-in methods; every call dispatches with std::visit.
 class AnyMethod {
  public:
-  using Variant = std::variant<RandomSearch, GridSearch>;
+  using Variant = std::variant<RandomSearch, GridSearch, AshaSearch, AdaptiveAsha>;
 
   explicit AnyMethod(Variant method) : method_(std::move(method)) {}
 
@@ -28,7 +30,7 @@ class AnyMethod {
   }
   [[nodiscard]] double progress(const ProgressTotals& totals) const;
   [[nodiscard]] nlohmann::json state() const;
-  void restore_state(const nlohmann::json& state);
+  void restore_state(const nlohmann::json& state, const TrialBook& book);
 
   [[nodiscard]] const Variant& variant() const { return method_; }
   friend bool operator==(const AnyMethod&, const AnyMethod&) = default;
@@ -41,8 +43,7 @@ class AnyMethod {
 using Searcher = BasicSearcher<AnyMethod>;
 
 /// Builds the method a config describes. Throws std::length_error for a grid too large to
-/// count, and std::invalid_argument for a method this build does not provide yet
-/// (async_halving, adaptive_asha: their configs already parse and validate).
+/// count.
 [[nodiscard]] AnyMethod make_method(const MethodConfig& config, const HyperparameterSpace& space);
 
 /// A ready searcher: method from config, the space, and the seed of the whole search.

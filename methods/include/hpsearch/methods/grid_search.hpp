@@ -31,7 +31,7 @@ class GridSearch {
   /// empty grid.
   [[nodiscard]] double progress(const ProgressTotals& totals) const;
   [[nodiscard]] nlohmann::json state() const;
-  void restore_state(const nlohmann::json& state);
+  void restore_state(const nlohmann::json& state, const TrialBook& book);
 
   [[nodiscard]] const Grid& grid() const { return grid_; }
   friend bool operator==(const GridSearch& a, const GridSearch& b) {

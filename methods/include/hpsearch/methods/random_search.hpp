@@ -29,7 +29,7 @@ class RandomSearch {
   /// max_length x max_trials.
   [[nodiscard]] double progress(const ProgressTotals& totals) const;
   [[nodiscard]] nlohmann::json state() const;
-  void restore_state(const nlohmann::json& state);
+  void restore_state(const nlohmann::json& state, const TrialBook& book);
 
   friend bool operator==(const RandomSearch&, const RandomSearch&) = default;
 

@@ -6,6 +6,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,15 @@ struct RequestId {
   [[nodiscard]] static std::optional<RequestId> parse(std::string_view text);
 
   friend auto operator<=>(const RequestId&, const RequestId&) = default;
+  /// Two 64-bit comparisons (the defaulted form calls memcmp, which hash lookups feel).
+  friend bool operator==(const RequestId& a, const RequestId& b) {
+    std::uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    std::memcpy(&a0, a.bytes.data(), 8);
+    std::memcpy(&a1, a.bytes.data() + 8, 8);
+    std::memcpy(&b0, b.bytes.data(), 8);
+    std::memcpy(&b1, b.bytes.data() + 8, 8);
+    return a0 == b0 && a1 == b1;
+  }
 };
 
 /// Hash for unordered lookups (never used where iteration order matters).

@@ -22,16 +22,24 @@
 namespace hpsearch {
 
 /// What a search method may use while handling an event: the search's one RNG and the
-/// hyperparameter space (Determined's `ctx`).
+/// hyperparameter space (Determined's `ctx`), plus dense trial indexes so that methods keep
+/// per-trial state in arrays instead of maps keyed by request id.
 struct SearchContext {
   Rng& rng;
   const HyperparameterSpace& space;
+  /// The dense index of the trial the event is about (creation order across the search).
+  std::uint32_t trial = 0;
+  /// The index the next Create gets; sample_create and create_with advance it.
+  std::uint32_t next_trial = 0;
 };
 
 /// A Create for a freshly sampled trial, with Determined's draw order: sample, id, seed.
 [[nodiscard]] Create sample_create(SearchContext& ctx);
 /// A Create for given hyperparameters (the grid): id then seed, no sampling.
-[[nodiscard]] Create create_with(Rng& rng, nlohmann::json hparams);
+[[nodiscard]] Create create_with(SearchContext& ctx, nlohmann::json hparams);
+/// Appends a whole trial as random, grid and single issue it: `Create, ValidateAfter(length),
+/// Close`.
+void append_full_trial(std::vector<Operation>& ops, Create create, std::uint64_t length);
 
 /// A search method: a copyable value type that turns events into operations. Methods only see
 /// events the Searcher has checked; they never see trial_progress (progress is computed from
@@ -40,7 +48,7 @@ template <class M>
 concept SearchMethod =
     std::copyable<M> &&
     requires(M m, const M cm, SearchContext& ctx, const ProgressTotals& totals,
-             const nlohmann::json& state) {
+             const nlohmann::json& state, const TrialBook& book) {
       { m.initial_operations(ctx) } -> std::same_as<std::vector<Operation>>;
       { m.on_event(TrialCreated{}, ctx) } -> std::same_as<std::vector<Operation>>;
       { m.on_event(ValidationCompleted{}, ctx) } -> std::same_as<std::vector<Operation>>;
@@ -48,7 +56,7 @@ concept SearchMethod =
       { m.on_event(TrialClosed{}, ctx) } -> std::same_as<std::vector<Operation>>;
       { cm.progress(totals) } -> std::same_as<double>;
       { cm.state() } -> std::same_as<nlohmann::json>;
-      m.restore_state(state);
+      m.restore_state(state, book);
     };
 
 /// The snapshot format this build writes and reads.
@@ -67,7 +75,7 @@ class BasicSearcher {
   /// requests no trial at all (an empty grid) ends the search at once with a Shutdown.
   std::vector<Operation> initial_operations() {
     if (started_) throw ProtocolError("initial_operations: the search has already started");
-    SearchContext ctx{rng_, space_};
+    SearchContext ctx{rng_, space_, 0, 0};
     std::vector<Operation> ops = method_.initial_operations(ctx);
     started_ = true;
     book_.record(ops);
@@ -82,10 +90,12 @@ class BasicSearcher {
       throw ProtocolError(std::string(event_name(event)) +
                           ": the search has not started (call initial_operations first)");
     }
-    if (book_.check(event) == TrialBook::Disposition::kIgnore) return {};
-    book_.apply(event);
+    const TrialBook::Checked checked = book_.check(event);
+    if (checked.disposition == TrialBook::Disposition::kIgnore) return {};
+    book_.apply(event, checked.trial);
     if (std::holds_alternative<TrialProgress>(event)) return {};
-    SearchContext ctx{rng_, space_};
+    SearchContext ctx{rng_, space_, checked.trial,
+                      static_cast<std::uint32_t>(book_.trials_requested())};
     std::vector<Operation> ops = std::visit(
         [&](const auto& e) -> std::vector<Operation> {
           if constexpr (std::is_same_v<std::decay_t<decltype(e)>, TrialProgress>) {
@@ -139,7 +149,7 @@ class BasicSearcher {
       Rng rng = snapshot.at("rng").get<Rng>();
       TrialBook book = snapshot.at("searcher_state").get<TrialBook>();
       M method = method_;
-      method.restore_state(snapshot.at("search_method_state"));
+      method.restore_state(snapshot.at("search_method_state"), book);
       method_ = std::move(method);
       book_ = std::move(book);
       rng_ = rng;

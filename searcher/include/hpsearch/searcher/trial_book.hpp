@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "hpsearch/searcher/event.hpp"
 #include "hpsearch/searcher/operation.hpp"
+#include "hpsearch/searcher/request_id_index.hpp"
 
 namespace hpsearch {
 
@@ -33,11 +33,20 @@ class TrialBook {
   /// What to do with an event that passed the checks.
   enum class Disposition { kApply, kIgnore };
 
+  /// The result of a check: what to do, and the trial's dense index.
+  struct Checked {
+    Disposition disposition = Disposition::kApply;
+    std::uint32_t trial = 0;
+  };
+
   /// Checks that `event` is allowed now. Throws ProtocolError (naming the event, the request
-  /// id and what was expected) if not; returns kIgnore for a repeated early-exit report.
-  [[nodiscard]] Disposition check(const Event& event) const;
-  /// The wrapper's own state change for a checked event, before the method sees it.
-  void apply(const Event& event);
+  /// id and what was expected) if not; kIgnore for a repeated early-exit report.
+  [[nodiscard]] Checked check(const Event& event) const;
+  /// The wrapper's own state change for a checked event (trial from check), before the
+  /// method sees it.
+  void apply(const Event& event, std::uint32_t trial);
+  /// The dense index of a requested trial, if any.
+  [[nodiscard]] std::optional<std::uint32_t> index_of(const RequestId& id) const;
   /// Books the operations a method returned: Creates add trials, ValidateAfter becomes the
   /// trial's outstanding operation, Close is remembered, Shutdown ends the search.
   void record(const std::vector<Operation>& ops);
@@ -51,7 +60,9 @@ class TrialBook {
   /// Number of trials requested so far (Creates recorded).
   [[nodiscard]] std::uint64_t trials_requested() const { return totals_.requested; }
 
-  friend bool operator==(const TrialBook&, const TrialBook&) = default;
+  friend bool operator==(const TrialBook& a, const TrialBook& b) {
+    return a.trials_ == b.trials_ && a.totals_ == b.totals_ && a.shut_down_ == b.shut_down_;
+  }
   friend void to_json(nlohmann::json& j, const TrialBook& book);
   /// Throws ProtocolError naming the bad field.
   friend void from_json(const nlohmann::json& j, TrialBook& book);
@@ -72,13 +83,13 @@ class TrialBook {
     friend bool operator==(const Trial&, const Trial&) = default;
   };
 
-  [[nodiscard]] const Trial& created_trial(const Event& event) const;
+  [[nodiscard]] std::uint32_t created_trial(const Event& event) const;
   Trial& trial(const RequestId& id);
   void untrack(Trial& trial);
   void add_trial(Trial trial);
 
   std::vector<Trial> trials_;
-  std::unordered_map<RequestId, std::uint32_t, RequestIdHash> index_;
+  RequestIdIndex index_;
   ProgressTotals totals_;
   std::uint64_t cancels_ = 0;
   std::uint64_t failures_ = 0;

@@ -10,13 +10,22 @@
 
 namespace hpsearch {
 
+/// Options of a drive session.
+struct DriveOptions {
+  /// Add an "explain" field to each validate_after and close that a metric-driven method
+  /// decided (rung, rank, cut-off and a sentence).
+  bool explain = false;
+};
+
 /// Answers one protocol line. Never throws for bad input: a malformed line, an unknown event
 /// or one the searcher refuses gives `{"error": "..."}` and leaves the searcher unchanged.
-[[nodiscard]] nlohmann::json drive_line(Searcher& searcher, std::string_view line);
+[[nodiscard]] nlohmann::json drive_line(Searcher& searcher, std::string_view line,
+                                        const DriveOptions& options = {});
 
 /// Reads lines from `in` until end of input, writing one response line per input line to
 /// `out`, flushed after each line so a peer can wait for it.
-void run_drive(Searcher& searcher, std::istream& in, std::ostream& out);
+void run_drive(Searcher& searcher, std::istream& in, std::ostream& out,
+               const DriveOptions& options = {});
 
 /// A JSON value as one line (invalid UTF-8 in strings is replaced, never thrown).
 [[nodiscard]] std::string json_line(const nlohmann::json& value);
