@@ -1,0 +1,95 @@
+// Reference values: spec/benchmarks.md section 2.7 (recomputed there from the public
+// implementations), to the 6 decimals given.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "hpsearch/simulator/workload.hpp"
+
+using namespace hpsearch;
+
+namespace {
+const std::vector<double> kH3Opt{0.114614, 0.555649, 0.852547};
+const std::vector<double> kH6Opt{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573};
+
+void check_close(double actual, double expected, double tolerance = 1e-6) {
+  INFO("actual " << actual << ", expected " << expected);
+  CHECK(std::abs(actual - expected) <= tolerance);
+}
+}  // namespace
+
+TEST_CASE("workload: MF-Branin in both fidelity conventions") {
+  const auto all = make_mf_branin(FidelityConvention::kAllCoefficients);
+  const auto first = make_mf_branin(FidelityConvention::kFirstCoefficient);
+  using std::numbers::pi;
+  for (const auto& x : {std::vector<double>{-pi, 12.275}, std::vector<double>{pi, 2.275},
+                        std::vector<double>{9.42478, 2.475}}) {
+    check_close(all->value(x, 1), 0.397887);
+  }
+  check_close(all->value({pi, 2.275}, 0), 0.494312);
+  check_close(all->value({pi, 2.275}, 0.5), 0.434493);
+  check_close(first->value({pi, 2.275}, 0), 0.407628);
+  check_close(first->value({pi, 2.275}, 0.5), 0.400323);
+  check_close(first->value({pi, 2.275}, 1), 0.397887);
+  check_close(all->cost(0.1), 0.0800, 5e-5);
+  check_close(all->cost(0.5), 0.3859, 5e-5);
+  check_close(all->cost(1), 1);
+  CHECK(all->parameters().size() == 2);
+  CHECK(all->parameters()[0].minval == -5);
+}
+
+TEST_CASE("workload: MF-Hartmann-3 and -6 at their optima") {
+  const auto h3 = make_mf_hartmann(3, FidelityConvention::kAllCoefficients);
+  const auto h6 = make_mf_hartmann(6, FidelityConvention::kAllCoefficients);
+  check_close(h3->value(kH3Opt, 0), -3.705461);
+  check_close(h3->value(kH3Opt, 0.5), -3.784120);
+  check_close(h3->value(kH3Opt, 1), -3.862780);
+  check_close(h6->value(kH6Opt, 0), -3.183847);
+  check_close(h6->value(kH6Opt, 0.5), -3.253108);
+  check_close(h6->value(kH6Opt, 1), -3.322368);
+  const auto d3 = make_mf_hartmann(3, FidelityConvention::kFirstCoefficient);
+  const auto d6 = make_mf_hartmann(6, FidelityConvention::kFirstCoefficient);
+  check_close(d3->value(kH3Opt, 0), -3.862779);
+  check_close(d6->value(kH6Opt, 0), -3.281434);
+  check_close(d6->value(kH6Opt, 0.5), -3.301901);
+  check_close(h3->cost(0.1), 0.1333, 5e-5);
+  check_close(h3->cost(0.5), 0.3625, 5e-5);
+  check_close(h6->cost(0.1), 0.1475, 5e-5);
+  check_close(h6->cost(0.5), 0.4094, 5e-5);
+  check_close(*h6->optimum(), -3.322368);
+  CHECK_THROWS_AS((void)make_mf_hartmann(4, FidelityConvention::kAllCoefficients),
+                  std::invalid_argument);
+}
+
+TEST_CASE("workload: mf-prior-bench Hartmann presets (integer fidelity 1..100)") {
+  // Integer fidelity 1, 10 and 100 are z = 0, 9/99 and 1.
+  const double z10 = 9.0 / 99.0;
+  const auto check = [&](std::string_view preset, double at1, double at10, double at100) {
+    INFO(preset);
+    const auto w = make_prior_hartmann(preset);
+    check_close(w->value(kH3Opt, 0), at1, 1e-5);
+    check_close(w->value(kH3Opt, z10), at10, 1e-5);
+    check_close(w->value(kH3Opt, 1), at100, 1e-5);
+  };
+  check("default", -3.07619, -3.46948, -3.86278);
+  check("good", 0.07019, -1.89630, -3.86278);
+  check("terrible", 2.42997, -0.71641, -3.86278);
+  const auto w = make_prior_hartmann("default");
+  check_close(w->cost(z10), 0.0595, 5e-5);
+  check_close(w->cost(1), 1);
+  CHECK_THROWS_WITH_AS((void)make_prior_hartmann("awful"),
+                       "unknown mf-prior-bench preset 'awful' (presets: default, good, moderate, "
+                       "bad, terrible)",
+                       std::invalid_argument);
+}
+
+TEST_CASE("workload: counting ones") {
+  const auto w = make_counting_ones(4);
+  REQUIRE(w->parameters().size() == 8);
+  CHECK(w->parameters()[0].binary);
+  CHECK_FALSE(w->parameters()[4].binary);
+  CHECK(w->value(std::vector<double>(8, 1.0), 1) == -8);
+  CHECK(*w->optimum() == -8);
+  CHECK(w->value({1, 0, 1, 0, 0.5, 0.25, 0, 1}, 0.3) == -3.75);  // 1+1+0.5+0.25+1
+}
