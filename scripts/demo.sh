@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install, build, and play a real search end to end on a shipped example.
+# The main job: install, build, simulate two searches on 16 workers in virtual time, and play
+# a search end to end through the protocol.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
@@ -7,6 +8,13 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j "$(nproc)" --target searcher-sim
 sim=build/release/simulator/searcher-sim
 config=${1:-examples/random.yaml}
+
+for example in asha_hartmann6 random_hartmann6; do
+  echo "== searcher-sim run --config examples/$example.yaml --workload mf-hartmann6 --workers 16"
+  "$sim" run --config examples/$example.yaml --workload mf-hartmann6 --workers 16 \
+    --startup 5 --checkpoint 2 --restore 3 --out build/demo-$example
+  echo
+done
 
 echo "== searcher-sim preview --config $config"
 "$sim" preview --config "$config" --order random --metric random --trace build/demo-trace.jsonl

@@ -1,6 +1,8 @@
 #include "hpsearch/simulator/cli.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -10,6 +12,7 @@
 
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/simulator/drive.hpp"
+#include "hpsearch/simulator/engine.hpp"
 #include "hpsearch/simulator/preview.hpp"
 
 namespace hpsearch {
@@ -18,6 +21,8 @@ namespace {
 constexpr const char* kMainHelp = R"(searcher-sim: preview and drive hpsearch hyperparameter searches.
 
 Usage:
+  searcher-sim run --config FILE --workload NAME --workers N [options]
+                                                 simulate a search on N workers in virtual time
   searcher-sim preview --config FILE [options]   play a whole search with instant trials
   searcher-sim drive --config FILE [--seed N]    answer protocol events on stdin, one per line
   searcher-sim help COMMAND                      details of one command
@@ -95,6 +100,37 @@ Options:
   --trace FILE         write every step as a JSON line {"in": event, "out": answer}; the
                        "in" lines replay through `searcher-sim drive` with the same answers
   --help               this text
+)";
+
+constexpr const char* kRunHelp = R"(searcher-sim run --config FILE --workload NAME --workers N [options]
+
+Plays the whole search on N simulated workers in virtual time: a trial holds a worker while it
+trains, checkpoints and frees it when it waits for a decision, and restores when it resumes;
+its metric is the workload's value at fidelity length / max_length (smaller is better).
+Deterministic for a given config, seed and options.
+
+Workloads (the config's top-level hyperparameters must be exactly the workload's inputs):
+  mf-branin, mf-branin-dragonfly            x1 in [-5, 10], x2 in [0, 15]
+  mf-hartmann3, mf-hartmann6 (-dragonfly)   x0 .. x2 or x0 .. x5 in [0, 1]
+  prior-hartmann-{default,good,moderate,bad,terrible}
+                                            x0 .. x2 in [0, 1], tunable fidelity correlation
+  counting-ones-N                           cat0 .. catN-1 in {0, 1}, cont0 .. contN-1 in [0, 1]
+
+Options:
+  --config FILE             experiment config (YAML or JSON), required
+  --workload NAME           required, see above
+  --workers N               simulated workers (slots), required
+  --seed N                  search seed; overrides reproducibility.experiment_seed (default 0)
+  --seconds-per-unit X      virtual seconds to train one length unit (default 1)
+  --workload-cost           follow the workload's fidelity cost curve instead of linear cost
+  --startup X               seconds to launch a trial process (default 0)
+  --checkpoint X            seconds to save a pausing trial (default 0)
+  --restore X               seconds to restore a resuming trial (default 0)
+  --noise X                 lognormal noise on training time, sigma of the log (default 0)
+  --noise-seed N            seed of that noise (default 0)
+  --out DIR                 write summary.json, trace.jsonl and best_so_far.csv there
+  --json                    print the summary as JSON instead of text
+  --help                    this text
 )";
 
 class UsageError : public std::runtime_error {
@@ -188,6 +224,119 @@ int drive_command(const std::vector<std::string>& args, std::istream& in, std::o
   return kExitOk;
 }
 
+double parse_seconds(const std::string& option, const std::string& text) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !std::isfinite(value) || value < 0) {
+    throw UsageError(option + ": must be a number >= 0, got '" + text + "'");
+  }
+  return value;
+}
+
+std::uint64_t parse_workers(const std::string& text) {
+  std::uint64_t value = 0;
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size() ||
+      value < 1 || value > 1'000'000) {
+    throw UsageError("--workers: must be an integer between 1 and 1000000, got '" + text + "'");
+  }
+  return value;
+}
+
+void print_run_summary(const RunSummary& s, const std::string& method, const std::string& workload,
+                       std::uint64_t workers, std::uint32_t seed, std::ostream& out) {
+  out << "searcher '" << method << "' on workload '" << workload << "', " << workers
+      << " worker(s), seed " << seed << '\n';
+  if (s.best_metric) {
+    out << "best metric " << *s.best_metric << " (trial " << s.best_trial->to_string()
+        << "), found at " << s.best_found_at << " s\n";
+  } else {
+    out << "no trial reached max_length\n";
+  }
+  if (s.first_full_length_at) out << "first trial at max_length after " << *s.first_full_length_at << " s\n";
+  out << "trials created " << s.trials_created << "; validations per length:";
+  for (const auto& [length, count] : s.validations_per_length) out << ' ' << length << ':' << count;
+  out << "\ntraining units " << s.training_units << "; wall time " << s.wall_time
+      << " s; utilisation " << std::round(s.utilisation * 1000) / 10 << "%\n";
+  out << "shutdown: " << (s.shutdown.failure ? "failed" : s.shutdown.cancel ? "canceled" : "completed")
+      << '\n';
+}
+
+int run_command(const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedArgs parsed = parse_args(
+      "run", args,
+      {"--config", "--seed", "--workload", "--workers", "--seconds-per-unit", "--startup",
+       "--checkpoint", "--restore", "--noise", "--noise-seed", "--out"},
+      {"--help", "--json", "--workload-cost"});
+  if (parsed.flags.contains("--help")) {
+    out << kRunHelp;
+    return kExitOk;
+  }
+  if (!parsed.values.contains("--workload")) throw UsageError("--workload NAME is required");
+  if (!parsed.values.contains("--workers")) throw UsageError("--workers N is required");
+  RunOptions options;
+  options.workers = parse_workers(parsed.values.at("--workers"));
+  const auto seconds = [&](const char* option, double fallback) {
+    return parsed.values.contains(option) ? parse_seconds(option, parsed.values.at(option)) : fallback;
+  };
+  options.cost.seconds_per_unit = seconds("--seconds-per-unit", 1.0);
+  options.cost.startup_seconds = seconds("--startup", 0);
+  options.cost.checkpoint_seconds = seconds("--checkpoint", 0);
+  options.cost.restore_seconds = seconds("--restore", 0);
+  options.cost.noise_sigma = seconds("--noise", 0);
+  options.cost.workload_cost = parsed.flags.contains("--workload-cost");
+  if (parsed.values.contains("--noise-seed")) {
+    options.seed = parse_seed("--noise-seed", parsed.values.at("--noise-seed"));
+  }
+  std::unique_ptr<Workload> workload;
+  try {
+    workload = make_workload(parsed.values.at("--workload"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--workload: ") + e.what());
+  }
+  const Loaded loaded = load(parsed);
+  check_workload_parameters(*workload, loaded.config.hyperparameters);
+  options.smaller_is_better = loaded.config.searcher.smaller_is_better;
+
+  std::ofstream trace;
+  std::filesystem::path dir;
+  if (parsed.values.contains("--out")) {
+    dir = parsed.values.at("--out");
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    trace.open(dir / "trace.jsonl");
+    if (error || !trace) throw UsageError("--out: cannot write to '" + dir.string() + "'");
+    options.trace = &trace;
+  }
+  Searcher searcher = make_searcher(loaded.config.searcher.method, loaded.config.hyperparameters,
+                                    loaded.seed);
+  const RunSummary summary =
+      run_simulation(searcher, *workload, loaded.config.searcher.max_length.units, options);
+  nlohmann::json json = summary.to_json();
+  json["seed"] = loaded.seed;
+  json["workload"] = std::string(workload->name());
+  json["workers"] = options.workers;
+  if (!dir.empty()) {
+    std::ofstream(dir / "summary.json") << json.dump(2) << '\n';
+    std::ofstream csv(dir / "best_so_far.csv");
+    csv << "time,best\n";
+    for (const auto& [time, best] : summary.best_so_far) csv << time << ',' << best << '\n';
+  }
+  if (parsed.flags.contains("--json")) {
+    out << json_line(json) << '\n';
+  } else {
+    print_run_summary(summary, method_name(loaded.config.searcher.method),
+                      std::string(workload->name()), options.workers, loaded.seed, out);
+    if (!dir.empty()) out << "wrote " << (dir / "summary.json").string() << ", trace.jsonl, best_so_far.csv\n";
+  }
+  return kExitOk;
+}
+
 int preview_command(const std::vector<std::string>& args, std::ostream& out) {
   const ParsedArgs parsed =
       parse_args("preview", args, {"--config", "--seed", "--order", "--metric", "--metric-seed",
@@ -256,7 +405,10 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     }
     if (command == "help") {
       const std::string topic = rest.empty() ? "" : rest.front();
-      out << (topic == "drive" ? kDriveHelp : topic == "preview" ? kPreviewHelp : kMainHelp);
+      out << (topic == "drive"     ? kDriveHelp
+              : topic == "preview" ? kPreviewHelp
+              : topic == "run"     ? kRunHelp
+                                   : kMainHelp);
       return kExitOk;
     }
     if (command == "--version") {
@@ -265,14 +417,19 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     }
     if (command == "drive") return drive_command(rest, in, out);
     if (command == "preview") return preview_command(rest, out);
-    throw UsageError("unknown command '" + command + "' (commands: preview, drive, help)");
+    if (command == "run") return run_command(rest, out);
+    throw UsageError("unknown command '" + command + "' (commands: run, preview, drive, help)");
   } catch (const UsageError& e) {
     err << "searcher-sim" << (command.starts_with("-") ? "" : " " + command) << ": " << e.what()
-        << "\n(see 'searcher-sim help" << (command == "drive" || command == "preview" ? " " + command : "")
+        << "\n(see 'searcher-sim help"
+        << (command == "drive" || command == "preview" || command == "run" ? " " + command : "")
         << "')\n";
     return kExitUsage;
   } catch (const ConfigError& e) {
     err << e.what() << '\n';
+    return kExitUsage;
+  } catch (const std::invalid_argument& e) {  // a config that does not fit the workload
+    err << "searcher-sim " << command << ": " << e.what() << '\n';
     return kExitUsage;
   } catch (const SimulationError& e) {
     err << "searcher-sim " << command << ": the searcher misbehaved: " << e.what() << '\n';

@@ -192,3 +192,31 @@ TEST_CASE("searcher-sim preview of ASHA examples") {
   CHECK(adaptive.code == 0);
   CHECK(adaptive.out.find("This search will create a total of 64 trial(s).") != std::string::npos);
 }
+
+TEST_CASE("searcher-sim run: summary, files and errors") {
+  const std::string out_dir = (scratch() / "run-out").string();
+  const Run text = run("run --config '" + example("asha_hartmann6.yaml") +
+                       "' --workload mf-hartmann6 --workers 8 --startup 2 --out '" + out_dir + "'");
+  CHECK(text.code == 0);
+  CHECK(text.out.find("searcher 'adaptive_asha' on workload 'mf-hartmann6', 8 worker(s), seed 1") !=
+        std::string::npos);
+  CHECK(text.out.find("shutdown: completed") != std::string::npos);
+  const nlohmann::json summary = nlohmann::json::parse(read_file(fs::path(out_dir) / "summary.json"));
+  CHECK(summary["trials_created"] == 256);
+  CHECK(summary["workers"] == 8);
+  CHECK(read_file(fs::path(out_dir) / "best_so_far.csv").starts_with("time,best\n"));
+  CHECK(!lines_of(read_file(fs::path(out_dir) / "trace.jsonl")).empty());
+  const Run json = run("run --json --config '" + example("asha_hartmann6.yaml") +
+                       "' --workload mf-hartmann6 --workers 8 --startup 2");
+  CHECK(nlohmann::json::parse(json.out)["best_metric"] == summary["best_metric"]);
+
+  const Run mismatch = run("run --config '" + example("random.yaml") + "' --workload mf-branin --workers 2");
+  CHECK(mismatch.code == 2);
+  CHECK(mismatch.err.starts_with("searcher-sim run: the config's hyperparameters do not fit "
+                                 "workload 'mf-branin': missing x1, x2;"));
+  const Run workers = run("run --config x.yaml --workload mf-branin --workers 0");
+  CHECK(workers.code == 2);
+  CHECK(workers.err.starts_with("searcher-sim run: --workers: must be an integer between 1 and "
+                                "1000000, got '0'"));
+  CHECK(run("help run").out.find("counting-ones-N") != std::string::npos);
+}

@@ -1,0 +1,109 @@
+// The discrete-event engine. Expected times are derived by hand from the cost model: with
+// seconds_per_unit 1, a trial trained to L holds a worker for L seconds (+ overheads).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "hpsearch/simulator/engine.hpp"
+#include "support/spaces.hpp"
+
+using namespace hpsearch;
+using namespace hpsearch::testing;
+
+namespace {
+HyperparameterSpace branin_space() {
+  return space({{"x1", double_hp(-5, 10)}, {"x2", double_hp(0, 15)}});
+}
+
+RunSummary run(const MethodConfig& config, std::uint64_t max_length, std::uint64_t workers,
+               CostModel cost = {}, const HyperparameterSpace& hps = branin_space()) {
+  Searcher searcher = make_searcher(config, hps, 3);
+  const auto workload = make_workload("mf-branin");
+  return run_simulation(searcher, *workload, max_length, RunOptions{.workers = workers, .cost = cost});
+}
+}  // namespace
+
+TEST_CASE("engine: random search on 2 workers takes two rounds") {
+  const RunSummary s = run(RandomConfig{.max_length = 10, .max_trials = 4, .max_concurrent_trials = 4}, 10, 2);
+  CHECK(s.wall_time == 20);
+  CHECK(s.utilisation == 1.0);
+  CHECK(s.training_units == 40);
+  CHECK(s.trials_created == 4);
+  CHECK(s.validations_per_length == std::map<std::uint64_t, std::uint64_t>{{10, 4}});
+  CHECK(s.first_full_length_at == 10.0);
+  CHECK(s.shutdown == Shutdown{false, false});
+  REQUIRE(s.best_metric.has_value());
+  CHECK(s.best_so_far.back().second == *s.best_metric);
+}
+
+TEST_CASE("engine: start-up time is paid at every launch") {
+  CostModel cost;
+  cost.startup_seconds = 1;
+  const RunSummary s =
+      run(RandomConfig{.max_length = 10, .max_trials = 4, .max_concurrent_trials = 4}, 10, 2, cost);
+  CHECK(s.wall_time == 22);  // two rounds of 1 + 10
+}
+
+TEST_CASE("engine: random search time shrinks linearly with workers (1 to 16)") {
+  const RandomConfig config{.max_length = 10, .max_trials = 16, .max_concurrent_trials = 0};
+  for (const std::uint64_t workers : {1ULL, 2ULL, 4ULL, 8ULL, 16ULL}) {
+    INFO(workers << " workers");
+    CHECK(run(config, 10, workers).wall_time == static_cast<double>(160 / workers));
+  }
+}
+
+TEST_CASE("engine: with enough workers ASHA reaches max_length after one full training time") {
+  // Stopping ASHA, lengths 2, 4, 8: the first report of a rung always continues, and training
+  // is absolute, so the first trial reaches 8 after 8 seconds on its own worker.
+  const AshaConfig config{.max_length = 8, .max_trials = 16, .num_rungs = 3, .divisor = 2,
+                          .max_concurrent_trials = 16, .stop_once = true};
+  const RunSummary s = run(config, 8, 16);
+  CHECK(s.first_full_length_at == 8.0);
+  CHECK(s.trials_created == 16);
+}
+
+TEST_CASE("engine: paused trials checkpoint and resume with a restore; runs are deterministic") {
+  const AshaConfig config{.max_length = 27, .max_trials = 27, .num_rungs = 3, .divisor = 3,
+                          .max_concurrent_trials = 9};
+  CostModel slow;
+  slow.checkpoint_seconds = 2;
+  slow.restore_seconds = 3;
+  slow.startup_seconds = 1;
+  const RunSummary plain = run(config, 27, 4);
+  const RunSummary costly = run(config, 27, 4, slow);
+  CHECK(costly.wall_time > plain.wall_time);
+  CHECK(costly.validations_per_length == plain.validations_per_length);
+  CHECK(costly.utilisation <= 1.0);
+  CHECK(costly.shutdown == Shutdown{false, false});
+  CHECK(run(config, 27, 4, slow).to_json() == costly.to_json());
+  slow.noise_sigma = 0.3;
+  const RunSummary noisy = run(config, 27, 4, slow);
+  CHECK(noisy.wall_time != costly.wall_time);
+  CHECK(run(config, 27, 4, slow).to_json() == noisy.to_json());
+}
+
+TEST_CASE("engine: the best metric is the workload's value at the best trial") {
+  // A one-point grid at Branin's optimum (-pi, 12.275): the value is 0.397887 (spec 2.7).
+  using std::numbers::pi;
+  const HyperparameterSpace hps = space({{"x1", double_hp(-pi - 1, -pi + 1, 1)},
+                                         {"x2", double_hp(11.275, 13.275, 1)}});
+  const RunSummary s = run(GridConfig{.max_length = 5}, 5, 1, {}, hps);
+  REQUIRE(s.best_metric.has_value());
+  CHECK(std::abs(*s.best_metric - 0.397887) < 1e-6);
+  CHECK(s.wall_time == 5);
+}
+
+TEST_CASE("engine: the config must provide exactly the workload's inputs") {
+  const auto workload = make_workload("mf-branin");
+  CHECK_THROWS_WITH_AS(
+      check_workload_parameters(*workload, space({{"x1", double_hp(0, 1)}, {"lr", double_hp(0, 1)}})),
+      "the config's hyperparameters do not fit workload 'mf-branin': missing x2; extra lr; it "
+      "reads x1 in [-5, 10], x2 in [0, 15]",
+      std::invalid_argument);
+  CHECK_NOTHROW(check_workload_parameters(*workload, branin_space()));
+  CHECK_THROWS_AS((void)make_workload("rosenbrock"), std::invalid_argument);
+  CHECK(make_workload("counting-ones-4")->parameters().size() == 8);
+  CHECK(make_workload("prior-hartmann-bad")->name() == "prior-hartmann-bad");
+}
