@@ -1,6 +1,8 @@
 #include "hpsearch/simulator/cli.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <sstream>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include <stdexcept>
 
 #include "hpsearch/config/config.hpp"
+#include "hpsearch/simulator/compare.hpp"
 #include "hpsearch/simulator/drive.hpp"
 #include "hpsearch/simulator/engine.hpp"
 #include "hpsearch/simulator/preview.hpp"
@@ -23,6 +26,8 @@ constexpr const char* kMainHelp = R"(searcher-sim: preview and drive hpsearch hy
 Usage:
   searcher-sim run --config FILE --workload NAME --workers N [options]
                                                  simulate a search on N workers in virtual time
+  searcher-sim compare --configs A B ... --workload NAME --workers N --seeds K [options]
+                                                 several configs over K seeds each, side by side
   searcher-sim preview --config FILE [options]   play a whole search with instant trials
   searcher-sim drive --config FILE [--seed N]    answer protocol events on stdin, one per line
   searcher-sim help COMMAND                      details of one command
@@ -131,6 +136,28 @@ Options:
   --out DIR                 write summary.json, trace.jsonl and best_so_far.csv there
   --json                    print the summary as JSON instead of text
   --help                    this text
+)";
+
+constexpr const char* kCompareHelp = R"(searcher-sim compare --configs A.yaml B.yaml ... --workload NAME --workers N --seeds K [options]
+
+Simulates each config with search seeds 0..K-1 (as `run` does; the noise seeded alike) and
+prints, per config, the median and quartiles [q1, q3] of the best metric found by fixed
+times; when the workload's optimum is known, of the regret (best - optimum). Quartiles
+interpolate linearly between order statistics (numpy's default). Runs with no trial at
+max_length yet by a time are left out of that time's figures (the count is shown).
+
+Options:
+  --configs A B ...    experiment configs (YAML or JSON), required
+  --workload NAME      required (see 'searcher-sim help run')
+  --workers N          simulated workers, required
+  --seeds K            runs per config (default 10)
+  --times T1,T2,...    virtual times to report (default: 25/50/75/100% of the longest run)
+  --target X           also report the time until the best (regret) first reaches X or less
+  --out DIR            write compare.csv and compare.json there
+  --json               print the result as JSON
+  --seconds-per-unit, --workload-cost, --startup, --checkpoint, --restore, --noise
+                       as for `run`
+  --help               this text
 )";
 
 class UsageError : public std::runtime_error {
@@ -248,6 +275,36 @@ std::uint64_t parse_workers(const std::string& text) {
   return value;
 }
 
+// The options `run` and `compare` share: workers and the cost model.
+RunOptions run_options(const ParsedArgs& parsed) {
+  if (!parsed.values.contains("--workers")) throw UsageError("--workers N is required");
+  RunOptions options;
+  options.workers = parse_workers(parsed.values.at("--workers"));
+  const auto seconds = [&](const char* option, double fallback) {
+    return parsed.values.contains(option) ? parse_seconds(option, parsed.values.at(option))
+                                          : fallback;
+  };
+  options.cost.seconds_per_unit = seconds("--seconds-per-unit", 1.0);
+  options.cost.startup_seconds = seconds("--startup", 0);
+  options.cost.checkpoint_seconds = seconds("--checkpoint", 0);
+  options.cost.restore_seconds = seconds("--restore", 0);
+  options.cost.noise_sigma = seconds("--noise", 0);
+  options.cost.workload_cost = parsed.flags.contains("--workload-cost");
+  if (parsed.values.contains("--noise-seed")) {
+    options.seed = parse_seed("--noise-seed", parsed.values.at("--noise-seed"));
+  }
+  return options;
+}
+
+std::unique_ptr<Workload> workload_option(const ParsedArgs& parsed) {
+  if (!parsed.values.contains("--workload")) throw UsageError("--workload NAME is required");
+  try {
+    return make_workload(parsed.values.at("--workload"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--workload: ") + e.what());
+  }
+}
+
 void print_run_summary(const RunSummary& s, const std::string& method, const std::string& workload,
                        std::uint64_t workers, std::uint32_t seed, std::ostream& out) {
   out << "searcher '" << method << "' on workload '" << workload << "', " << workers
@@ -277,28 +334,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out) {
     out << kRunHelp;
     return kExitOk;
   }
-  if (!parsed.values.contains("--workload")) throw UsageError("--workload NAME is required");
-  if (!parsed.values.contains("--workers")) throw UsageError("--workers N is required");
-  RunOptions options;
-  options.workers = parse_workers(parsed.values.at("--workers"));
-  const auto seconds = [&](const char* option, double fallback) {
-    return parsed.values.contains(option) ? parse_seconds(option, parsed.values.at(option)) : fallback;
-  };
-  options.cost.seconds_per_unit = seconds("--seconds-per-unit", 1.0);
-  options.cost.startup_seconds = seconds("--startup", 0);
-  options.cost.checkpoint_seconds = seconds("--checkpoint", 0);
-  options.cost.restore_seconds = seconds("--restore", 0);
-  options.cost.noise_sigma = seconds("--noise", 0);
-  options.cost.workload_cost = parsed.flags.contains("--workload-cost");
-  if (parsed.values.contains("--noise-seed")) {
-    options.seed = parse_seed("--noise-seed", parsed.values.at("--noise-seed"));
-  }
-  std::unique_ptr<Workload> workload;
-  try {
-    workload = make_workload(parsed.values.at("--workload"));
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--workload: ") + e.what());
-  }
+  RunOptions options = run_options(parsed);
+  const std::unique_ptr<Workload> workload = workload_option(parsed);
   const Loaded loaded = load(parsed);
   check_workload_parameters(*workload, loaded.config.hyperparameters);
   options.smaller_is_better = loaded.config.searcher.smaller_is_better;
@@ -333,6 +370,123 @@ int run_command(const std::vector<std::string>& args, std::ostream& out) {
     print_run_summary(summary, method_name(loaded.config.searcher.method),
                       std::string(workload->name()), options.workers, loaded.seed, out);
     if (!dir.empty()) out << "wrote " << (dir / "summary.json").string() << ", trace.jsonl, best_so_far.csv\n";
+  }
+  return kExitOk;
+}
+
+std::string shown(const Quartiles& q) {
+  if (!q.median) return "-";
+  std::ostringstream text;
+  text << *q.median << " [" << *q.q1 << ", " << *q.q3 << "]";
+  return text.str();
+}
+
+nlohmann::json quartiles_json(const Quartiles& q) {
+  const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nullptr; };
+  return {{"q1", value(q.q1)}, {"median", value(q.median)}, {"q3", value(q.q3)}, {"runs", q.runs}};
+}
+
+int compare_command(std::vector<std::string> args, std::ostream& out) {
+  // --configs takes every following argument up to the next option.
+  std::vector<std::string> config_paths;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    if (*it != "--configs") continue;
+    auto end = std::find_if(it + 1, args.end(), [](const std::string& a) { return a.starts_with("--"); });
+    config_paths.assign(it + 1, end);
+    args.erase(it, end);
+    break;
+  }
+  const ParsedArgs parsed = parse_args(
+      "compare", args,
+      {"--workload", "--workers", "--seeds", "--times", "--target", "--out", "--seconds-per-unit",
+       "--startup", "--checkpoint", "--restore", "--noise"},
+      {"--help", "--json", "--workload-cost"});
+  if (parsed.flags.contains("--help")) {
+    out << kCompareHelp;
+    return kExitOk;
+  }
+  if (config_paths.empty()) throw UsageError("--configs A.yaml [B.yaml ...] is required");
+  const RunOptions options = run_options(parsed);
+  const std::unique_ptr<Workload> workload = workload_option(parsed);
+  std::uint64_t seeds = 10;
+  if (parsed.values.contains("--seeds")) {
+    const std::string& text = parsed.values.at("--seeds");
+    const auto result = std::from_chars(text.data(), text.data() + text.size(), seeds);
+    if (result.ec != std::errc() || result.ptr != text.data() + text.size() || seeds < 1 ||
+        seeds > 100000) {
+      throw UsageError("--seeds: must be an integer between 1 and 100000, got '" + text + "'");
+    }
+  }
+  std::vector<double> times;
+  if (parsed.values.contains("--times")) {
+    std::istringstream list(parsed.values.at("--times"));
+    for (std::string item; std::getline(list, item, ',');) times.push_back(parse_seconds("--times", item));
+  }
+  std::optional<double> target;
+  if (parsed.values.contains("--target")) {
+    const std::string& text = parsed.values.at("--target");
+    std::size_t used = 0;
+    try {
+      target = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || !std::isfinite(*target)) {
+      throw UsageError("--target: must be a number, got '" + text + "'");
+    }
+  }
+  std::vector<ExperimentConfig> configs;
+  std::vector<std::string> names;
+  for (const std::string& path : config_paths) {
+    configs.push_back(load_config(path));
+    names.push_back(std::filesystem::path(path).filename().string());
+  }
+  const CompareResult result =
+      compare_configs(configs, names, *workload, seeds, options, times, target);
+
+  nlohmann::json json{{"workload", std::string(workload->name())}, {"workers", options.workers},
+                      {"seeds", seeds}, {"regret", result.regret}, {"times", result.times}};
+  for (const ConfigComparison& c : result.configs) {
+    nlohmann::json at = nlohmann::json::array();
+    for (const Quartiles& q : c.at_times) at.push_back(quartiles_json(q));
+    json["configs"].push_back({{"name", c.name}, {"at_times", at},
+                               {"time_to_target", quartiles_json(c.time_to_target)}});
+  }
+  if (target) json["target"] = *target;
+  if (parsed.values.contains("--out")) {
+    const std::filesystem::path dir = parsed.values.at("--out");
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    std::ofstream csv(dir / "compare.csv");
+    if (error || !csv) throw UsageError("--out: cannot write to '" + dir.string() + "'");
+    csv << "config,time,runs,q1,median,q3\n";
+    for (const ConfigComparison& c : result.configs) {
+      for (std::size_t i = 0; i < result.times.size(); ++i) {
+        const Quartiles& q = c.at_times[i];
+        csv << c.name << ',' << result.times[i] << ',' << q.runs;
+        for (const auto& v : {q.q1, q.median, q.q3}) csv << ',' << (v ? std::to_string(*v) : "");
+        csv << '\n';
+      }
+    }
+    std::ofstream(dir / "compare.json") << json.dump(2) << '\n';
+  }
+  if (parsed.flags.contains("--json")) {
+    out << json_line(json) << '\n';
+    return kExitOk;
+  }
+  out << "workload '" << workload->name() << "', " << options.workers << " worker(s), " << seeds
+      << " seed(s); " << (result.regret ? "regret (best - optimum)" : "best metric")
+      << ": median [q1, q3] (runs with a result)\n";
+  for (const ConfigComparison& c : result.configs) {
+    out << c.name << '\n';
+    for (std::size_t i = 0; i < result.times.size(); ++i) {
+      out << "  at " << result.times[i] << " s: " << shown(c.at_times[i]) << " ("
+          << c.at_times[i].runs << '/' << seeds << ")\n";
+    }
+    if (target) {
+      out << "  time to " << (result.regret ? "regret" : "best") << " <= " << *target << ": "
+          << shown(c.time_to_target) << " s (" << c.time_to_target.runs << '/' << seeds << ")\n";
+    }
   }
   return kExitOk;
 }
@@ -408,6 +562,7 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
       out << (topic == "drive"     ? kDriveHelp
               : topic == "preview" ? kPreviewHelp
               : topic == "run"     ? kRunHelp
+              : topic == "compare" ? kCompareHelp
                                    : kMainHelp);
       return kExitOk;
     }
@@ -418,11 +573,15 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     if (command == "drive") return drive_command(rest, in, out);
     if (command == "preview") return preview_command(rest, out);
     if (command == "run") return run_command(rest, out);
-    throw UsageError("unknown command '" + command + "' (commands: run, preview, drive, help)");
+    if (command == "compare") return compare_command(rest, out);
+    throw UsageError("unknown command '" + command +
+                     "' (commands: run, compare, preview, drive, help)");
   } catch (const UsageError& e) {
     err << "searcher-sim" << (command.starts_with("-") ? "" : " " + command) << ": " << e.what()
         << "\n(see 'searcher-sim help"
-        << (command == "drive" || command == "preview" || command == "run" ? " " + command : "")
+        << (command == "drive" || command == "preview" || command == "run" || command == "compare"
+                ? " " + command
+                : "")
         << "')\n";
     return kExitUsage;
   } catch (const ConfigError& e) {

@@ -11,12 +11,6 @@ namespace {
 
 constexpr std::string_view kCommands = "initial_operations, progress, snapshot, restore";
 
-nlohmann::json operations_response(const std::vector<Operation>& ops, bool explain) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const Operation& op : ops) list.push_back(operation_to_json(op, explain));
-  return {{"operations", std::move(list)}};
-}
-
 void expect_only(const nlohmann::json& j, const std::string& name, std::string_view extra = {}) {
   for (const auto& [key, value] : j.items()) {
     (void)value;
@@ -32,7 +26,7 @@ nlohmann::json respond(Searcher& searcher, const nlohmann::json& j, bool explain
     const std::string name = j.at("event").get<std::string>();
     if (name == "initial_operations") {
       expect_only(j, name);
-      return operations_response(searcher.initial_operations(), explain);
+      return operations_answer(searcher.initial_operations(), explain);
     }
     if (name == "progress") {
       expect_only(j, name);
@@ -56,10 +50,16 @@ nlohmann::json respond(Searcher& searcher, const nlohmann::json& j, bool explain
                           std::string(kCommands) + ", " + std::string(trial_event_names()) + ")");
     }
   }
-  return operations_response(searcher.handle(event_from_json(j)), explain);
+  return operations_answer(searcher.handle(event_from_json(j)), explain);
 }
 
 }  // namespace
+
+nlohmann::json operations_answer(const std::vector<Operation>& ops, bool explain) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Operation& op : ops) list.push_back(operation_to_json(op, explain));
+  return {{"operations", std::move(list)}};
+}
 
 std::string json_line(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -85,9 +85,7 @@ class Engine {
 
   void apply(const std::vector<Operation>& ops, const nlohmann::json& in) {
     if (options_.trace != nullptr) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const Operation& op : ops) out.push_back(op);
-      *options_.trace << json_line({{"time", now_}, {"in", in}, {"out", {{"operations", out}}}})
+      *options_.trace << json_line({{"time", now_}, {"in", in}, {"out", operations_answer(ops)}})
                       << '\n';
     }
     for (const Operation& op : ops) {

@@ -118,10 +118,7 @@ class Simulation {
 
   void dispatch(const std::vector<Operation>& ops, const nlohmann::json& in) {
     if (options_.trace != nullptr) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const Operation& op : ops) out.push_back(op);
-      *options_.trace << json_line({{"in", in}, {"out", {{"operations", std::move(out)}}}})
-                      << '\n';
+      *options_.trace << json_line({{"in", in}, {"out", operations_answer(ops)}}) << '\n';
     }
     for (const Operation& op : ops) {
       if (const auto* shutdown = std::get_if<Shutdown>(&op)) {

@@ -220,3 +220,23 @@ TEST_CASE("searcher-sim run: summary, files and errors") {
                                 "1000000, got '0'"));
   CHECK(run("help run").out.find("counting-ones-N") != std::string::npos);
 }
+
+TEST_CASE("searcher-sim compare: a table, CSV and usage errors") {
+  const std::string out_dir = (scratch() / "compare-out").string();
+  const Run result = run("compare --configs '" + example("asha_hartmann6.yaml") + "' '" +
+                         example("random_hartmann6.yaml") +
+                         "' --workload mf-hartmann6 --workers 16 --seeds 3 --times 1000,3000 "
+                         "--target 1.5 --out '" + out_dir + "'");
+  CHECK(result.code == 0);
+  CHECK(result.out.starts_with("workload 'mf-hartmann6', 16 worker(s), 3 seed(s); regret (best - "
+                               "optimum): median [q1, q3] (runs with a result)\n"));
+  CHECK(result.out.find("asha_hartmann6.yaml\n  at 1000 s: ") != std::string::npos);
+  const auto csv = lines_of(read_file(fs::path(out_dir) / "compare.csv"));
+  REQUIRE(csv.size() == 5);  // header + 2 configs x 2 times
+  CHECK(csv[0] == "config,time,runs,q1,median,q3");
+  CHECK(csv[1].starts_with("asha_hartmann6.yaml,1000,"));
+  const Run missing = run("compare --workload mf-hartmann6 --workers 2");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.starts_with("searcher-sim compare: --configs A.yaml [B.yaml ...] is required"));
+  CHECK(run("help compare").out.find("--target X") != std::string::npos);
+}

@@ -30,4 +30,8 @@ void run_drive(Searcher& searcher, std::istream& in, std::ostream& out,
 /// A JSON value as one line (invalid UTF-8 in strings is replaced, never thrown).
 [[nodiscard]] std::string json_line(const nlohmann::json& value);
 
+/// The protocol's answer to an event: `{"operations": [...]}` (with explanations if asked).
+[[nodiscard]] nlohmann::json operations_answer(const std::vector<Operation>& ops,
+                                               bool explain = false);
+
 }  // namespace hpsearch

@@ -32,7 +32,7 @@ struct CostModel {
 
 struct RunOptions {
   std::uint64_t workers = 1;
-  CostModel cost;
+  CostModel cost{};
   std::uint32_t seed = 0;         ///< seeds the cost noise (Boost.Random), not the searcher
   bool smaller_is_better = true;  ///< the config's direction; workloads are minimised
   std::ostream* trace = nullptr;  ///< JSON lines {"time", "in", "out"} for every searcher call
