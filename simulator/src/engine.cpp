@@ -10,8 +10,9 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
-#include <unordered_map>
 
+#include "hpsearch/searcher/assert.hpp"
+#include "hpsearch/searcher/request_id_index.hpp"
 #include "hpsearch/simulator/drive.hpp"
 #include "hpsearch/simulator/preview.hpp"
 
@@ -93,16 +94,17 @@ class Engine {
         add_trial(*create);
         handle(TrialCreated{create->request_id});
       } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
-        SimTrial& t = trials_[index_.at(validate->request_id)];
+        const std::uint32_t index = index_of(validate->request_id);
+        SimTrial& t = trials_[index];
         t.target = validate->length;
         t.has_target = true;
         // The trial that just validated continues on its worker (training_done sees to it).
         if (!t.on_worker && !t.queued) {
           t.queued = true;
-          waiting_.push_back(index_.at(validate->request_id));
+          waiting_.push_back(index);
         }
       } else if (const auto* close = std::get_if<Close>(&op)) {
-        const std::uint32_t index = index_.at(close->request_id);
+        const std::uint32_t index = index_of(close->request_id);
         SimTrial& t = trials_[index];
         t.close_requested = true;
         if (!t.on_worker && !t.has_target && !t.closed) close_trial(index);
@@ -117,9 +119,15 @@ class Engine {
     SimTrial t;
     t.id = create.request_id;
     for (const WorkloadParameter& p : parameters_) t.x.push_back(create.hparams.at(p.name).get<double>());
-    index_.emplace(t.id, static_cast<std::uint32_t>(trials_.size()));
+    index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
     trials_.push_back(std::move(t));
     ++summary_.trials_created;
+  }
+
+  std::uint32_t index_of(const RequestId& id) const {
+    const std::optional<std::uint32_t> index = index_.find(id);
+    HPSEARCH_ASSERT(index.has_value(), "an operation for a trial the searcher never created");
+    return *index;
   }
 
   void close_trial(std::uint32_t index) {
@@ -130,13 +138,18 @@ class Engine {
   double training_time(std::uint64_t from, std::uint64_t to) {
     const CostModel& cost = options_.cost;
     const double full = static_cast<double>(max_length_) * cost.seconds_per_unit;
-    const double span =
-        cost.workload_cost
-            ? full * (workload_.cost(fidelity(to)) - workload_.cost(fidelity(from)))
-            : static_cast<double>(to - from) * cost.seconds_per_unit;
+    const double span = cost.workload_cost
+                            ? full * (cost_of(to) - cost_of(from))
+                            : static_cast<double>(to - from) * cost.seconds_per_unit;
     if (cost.noise_sigma <= 0) return std::max(span, 0.0);
     boost::random::normal_distribution<double> log_noise(0.0, cost.noise_sigma);
     return std::max(span, 0.0) * std::exp(log_noise(noise_rng_));
+  }
+
+  // What training from scratch to `length` costs on the workload's curve. Nothing trained costs
+  // nothing: the curve's fixed part (e.g. Branin's 0.05) is paid by the first span.
+  double cost_of(std::uint64_t length) const {
+    return length == 0 ? 0.0 : workload_.cost(fidelity(length));
   }
 
   double fidelity(std::uint64_t length) const {
@@ -205,7 +218,7 @@ class Engine {
   boost::random::mt19937 noise_rng_;
   std::vector<WorkloadParameter> parameters_;
   std::vector<SimTrial> trials_;
-  std::unordered_map<RequestId, std::uint32_t, RequestIdHash> index_;
+  RequestIdIndex index_;
   std::deque<std::uint32_t> waiting_;
   std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<>> events_;
   std::uint64_t next_sequence_ = 0;
@@ -218,15 +231,69 @@ class Engine {
 
 }  // namespace
 
+namespace {
+
+std::string domain_text(const WorkloadParameter& p) {
+  std::ostringstream text;
+  if (p.binary) {
+    text << "0 or 1";
+  } else {
+    text << "a number in [" << p.minval << ", " << p.maxval << "]";
+  }
+  return text.str();
+}
+
+bool fits(const WorkloadParameter& p, double value) {
+  if (p.binary) return value == 0 || value == 1;
+  return value >= p.minval && value <= p.maxval;
+}
+
+// Why a hyperparameter's values do not fit a workload input; empty if they all do.
+std::string misfit(const WorkloadParameter& p, const Hyperparameter& hp) {
+  const auto range = [](double lo, double hi) {
+    std::ostringstream text;
+    text << "ranges over [" << lo << ", " << hi << "]";
+    return text.str();
+  };
+  const auto values_fit = [&](const std::vector<nlohmann::json>& values) -> std::string {
+    for (const nlohmann::json& v : values) {
+      if (!v.is_number()) return "takes the value " + v.dump();
+      if (!fits(p, v.get<double>())) return "takes the value " + v.dump();
+    }
+    return "";
+  };
+  if (const auto* c = std::get_if<ConstHp>(&hp)) return values_fit({c->value});
+  if (const auto* c = std::get_if<CategoricalHp>(&hp)) return values_fit(c->values);
+  if (const auto* i = std::get_if<IntHp>(&hp)) {
+    const auto lo = static_cast<double>(i->minval);
+    const auto hi = static_cast<double>(i->maxval);
+    const bool ok = p.binary ? (lo >= 0 && hi <= 1) : (lo >= p.minval && hi <= p.maxval);
+    return ok ? "" : range(lo, hi);
+  }
+  if (const auto* d = std::get_if<DoubleHp>(&hp)) {
+    return !p.binary && d->minval >= p.minval && d->maxval <= p.maxval ? ""
+                                                                       : range(d->minval, d->maxval);
+  }
+  if (const auto* l = std::get_if<LogHp>(&hp)) {
+    const double lo = std::pow(l->base, std::min(l->minval, l->maxval));
+    const double hi = std::pow(l->base, std::max(l->minval, l->maxval));
+    return !p.binary && std::min(lo, hi) >= p.minval && std::max(lo, hi) <= p.maxval
+               ? ""
+               : range(std::min(lo, hi), std::max(lo, hi));
+  }
+  return "is a nested map";
+}
+
+}  // namespace
+
 void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space) {
+  const std::vector<WorkloadParameter> parameters = workload.parameters();
   std::set<std::string> wanted;
   std::string reads;
-  for (const WorkloadParameter& p : workload.parameters()) {
+  for (const WorkloadParameter& p : parameters) {
     wanted.insert(p.name);
-    std::ostringstream range;
-    range << p.name << (p.binary ? " in {0, 1}" : "") ;
-    if (!p.binary) range << " in [" << p.minval << ", " << p.maxval << "]";
-    reads += (reads.empty() ? "" : ", ") + range.str();
+    reads += (reads.empty() ? "" : ", ") + p.name + " " +
+             (p.binary ? std::string("in {0, 1}") : domain_text(p).substr(9));
   }
   std::set<std::string> given;
   for (const NamedHyperparameter& entry : space.entries()) given.insert(entry.name);
@@ -238,12 +305,24 @@ void check_workload_parameters(const Workload& workload, const HyperparameterSpa
   for (const std::string& name : given) {
     if (!wanted.contains(name)) extra += (extra.empty() ? "" : ", ") + name;
   }
-  if (missing.empty() && extra.empty()) return;
-  std::string message = "the config's hyperparameters do not fit workload '" +
-                        std::string(workload.name()) + "':";
-  if (!missing.empty()) message += " missing " + missing + ";";
-  if (!extra.empty()) message += " extra " + extra + ";";
-  throw std::invalid_argument(message + " it reads " + reads);
+  const std::string prefix =
+      "the config's hyperparameters do not fit workload '" + std::string(workload.name()) + "':";
+  if (!missing.empty() || !extra.empty()) {
+    std::string message = prefix;
+    if (!missing.empty()) message += " missing " + missing + ";";
+    if (!extra.empty()) message += " extra " + extra + ";";
+    throw std::invalid_argument(message + " it reads " + reads);
+  }
+  // Every value a trial can get must be a number the workload reads, so that no trial fails
+  // in the middle of a run.
+  for (const NamedHyperparameter& entry : space.entries()) {
+    const auto p = std::find_if(parameters.begin(), parameters.end(),
+                                [&](const WorkloadParameter& w) { return w.name == entry.name; });
+    if (const std::string why = misfit(*p, entry.value); !why.empty()) {
+      throw std::invalid_argument(prefix + " " + entry.name + " " + why + ", but the workload reads " +
+                                  domain_text(*p) + " there");
+    }
+  }
 }
 
 std::unique_ptr<Workload> make_workload(const std::string& name) {

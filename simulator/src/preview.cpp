@@ -9,8 +9,8 @@
 #include <ostream>
 #include <set>
 #include <sstream>
-#include <unordered_map>
 
+#include "hpsearch/searcher/request_id_index.hpp"
 #include "hpsearch/simulator/drive.hpp"
 
 namespace hpsearch {
@@ -130,11 +130,11 @@ class Simulation {
       std::size_t index = 0;
       if (std::holds_alternative<Create>(op)) {
         index = result_.trials.size();
-        index_.emplace(id, index);
+        index_.insert(id, static_cast<std::uint32_t>(index));
         result_.trials.push_back(PreviewTrial{id, {}});
         queues_.emplace_back();
       } else {
-        index = index_.at(id);
+        index = *index_.find(id);  // the Searcher only operates on trials it created
       }
       queues_[index].ops.push_back(op);
       ready_.insert(index);
@@ -146,7 +146,7 @@ class Simulation {
   boost::random::mt19937 rng_;
   PreviewResult result_;
   std::vector<TrialQueue> queues_;
-  std::unordered_map<RequestId, std::size_t, RequestIdHash> index_;
+  RequestIdIndex index_;
   std::set<std::size_t> ready_;  // trials with pending operations, in creation order
   std::uint64_t created_ = 0;
   double last_progress_ = 0;

@@ -107,3 +107,49 @@ TEST_CASE("engine: the config must provide exactly the workload's inputs") {
   CHECK(make_workload("counting-ones-4")->parameters().size() == 8);
   CHECK(make_workload("prior-hartmann-bad")->name() == "prior-hartmann-bad");
 }
+
+TEST_CASE("engine: every value a trial can get must be a number the workload reads") {
+  const auto branin = make_workload("mf-branin");
+  const std::string prefix = "the config's hyperparameters do not fit workload 'mf-branin': ";
+  const auto misfit = [&](Hyperparameter x1) {
+    try {
+      check_workload_parameters(*branin, space({{"x1", std::move(x1)}, {"x2", double_hp(0, 15)}}));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("fits");
+  };
+  CHECK(misfit(categorical({"a", "b"})) ==
+        prefix + "x1 takes the value \"a\", but the workload reads a number in [-5, 10] there");
+  CHECK(misfit(double_hp(-10, 10)) ==
+        prefix + "x1 ranges over [-10, 10], but the workload reads a number in [-5, 10] there");
+  CHECK(misfit(space({{"y", ConstHp{1}}})) ==
+        prefix + "x1 is a nested map, but the workload reads a number in [-5, 10] there");
+  CHECK(misfit(ConstHp{11}) ==
+        prefix + "x1 takes the value 11, but the workload reads a number in [-5, 10] there");
+  CHECK(misfit(int_hp(-5, 10)) == "fits");
+  CHECK(misfit(categorical({-5, 0.5, 10})) == "fits");
+  CHECK(misfit(log_hp(-1, 1, 10)) == "fits");  // 0.1 .. 10
+  const auto ones = make_workload("counting-ones-1");
+  CHECK_THROWS_WITH_AS(
+      check_workload_parameters(*ones, space({{"cat0", double_hp(0, 1)}, {"cont0", double_hp(0, 1)}})),
+      "the config's hyperparameters do not fit workload 'counting-ones': cat0 ranges over [0, 1], "
+      "but the workload reads 0 or 1 there",
+      std::invalid_argument);
+  CHECK_NOTHROW(check_workload_parameters(
+      *ones, space({{"cat0", categorical({0, 1})}, {"cont0", double_hp(0, 1)}})));
+}
+
+TEST_CASE("engine: the workload cost curve charges its fixed part on the first span") {
+  // Stopping ASHA with rungs 4 and 8 (max_length 8, 1 s per unit) on MF-Branin's curve
+  // 0.05 + 0.95 z^1.5: 0 -> 4 costs 8 * cost(0.5) = 3.0870 s and 4 -> 8 costs
+  // 8 * (1 - cost(0.5)); one trial trained to the end takes 8 s in all, not 8 * (1 - 0.05).
+  CostModel cost;
+  cost.workload_cost = true;
+  const AshaConfig config{.max_length = 8, .max_trials = 1, .num_rungs = 2, .divisor = 2,
+                          .max_concurrent_trials = 1, .stop_once = true};
+  const RunSummary s = run(config, 8, 1, cost);
+  CHECK(s.validations_per_length == std::map<std::uint64_t, std::uint64_t>{{4, 1}, {8, 1}});
+  CHECK(std::abs(s.wall_time - 8.0) < 1e-9);
+  CHECK(std::abs(*s.first_full_length_at - 8.0) < 1e-9);
+}
