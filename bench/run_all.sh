@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j "$(nproc)" --target searcher_bench asha_bench
+cmake --build build/release -j "$(nproc)" --target searcher_bench asha_bench simulator_bench
 mkdir -p build/bench
-for bench in searcher_bench asha_bench; do
+for bench in searcher_bench asha_bench simulator_bench; do
   build/release/bench/$bench --benchmark_repetitions="${REPETITIONS:-5}" \
     --benchmark_report_aggregates_only=true \
     --benchmark_out=build/bench/$bench.json --benchmark_out_format=json \

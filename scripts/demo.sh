@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install, build, simulate two searches on 16 workers in virtual time, and play
-# a search end to end through the protocol.
+# The main job: install, build, simulate a search on 16 workers in virtual time (with plots),
+# compare two strategies over 20 seeds, and play a search end to end through the protocol.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
@@ -9,12 +9,17 @@ cmake --build build/release -j "$(nproc)" --target searcher-sim
 sim=build/release/simulator/searcher-sim
 config=${1:-examples/random.yaml}
 
-for example in asha_hartmann6 random_hartmann6; do
-  echo "== searcher-sim run --config examples/$example.yaml --workload mf-hartmann6 --workers 16"
-  "$sim" run --config examples/$example.yaml --workload mf-hartmann6 --workers 16 \
-    --startup 5 --checkpoint 2 --restore 3 --out build/demo-$example
-  echo
-done
+echo "== searcher-sim run --config examples/asha_hartmann6.yaml --workload mf-hartmann6 --workers 16 (with crashes)"
+"$sim" run --config examples/asha_hartmann6.yaml --workload mf-hartmann6 --workers 16 \
+  --startup 5 --checkpoint 2 --restore 3 --crash-rate 0.001 --stragglers 0.05 --out build/demo-run
+echo "   open build/demo-run/workers.svg (Gantt chart of the workers), rungs.svg and best_so_far.svg"
+echo
+
+echo "== searcher-sim compare: adaptive ASHA against random search, 20 seeds each"
+"$sim" compare --configs examples/asha_hartmann6.yaml examples/random_hartmann6.yaml \
+  --workload mf-hartmann6 --workers 16 --seeds 20 --target 1.0 --out build/demo-compare
+echo "   open build/demo-compare/compare.svg (median and quartile band of the regret over time)"
+echo
 
 echo "== searcher-sim preview --config $config"
 "$sim" preview --config "$config" --order random --metric random --trace build/demo-trace.jsonl

@@ -1,6 +1,8 @@
 #include "hpsearch/simulator/cli.hpp"
 
 #include <algorithm>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_01.hpp>
 #include <charconv>
 #include <sstream>
 #include <cmath>
@@ -16,6 +18,7 @@
 #include "hpsearch/simulator/compare.hpp"
 #include "hpsearch/simulator/drive.hpp"
 #include "hpsearch/simulator/engine.hpp"
+#include "hpsearch/simulator/plots.hpp"
 #include "hpsearch/simulator/preview.hpp"
 
 namespace hpsearch {
@@ -105,6 +108,15 @@ Options:
   --trace FILE         write every step as a JSON line {"in": event, "out": answer}; the
                        "in" lines replay through `searcher-sim drive` with the same answers
   --help               this text
+
+With workers (what Determined's preview cannot tell):
+  --workers N          play the search on N simulated workers in virtual time instead, and
+                       add the wall time, worker utilisation and training units; trials then
+                       act in the order their training finishes (so not with --order)
+  --seconds-per-unit, --startup, --checkpoint, --restore, --noise, --config-spread,
+  --worker-spread, --stragglers, --straggler-factor, --crash-rate, --max-restarts,
+  --noise-seed         the cost model, as for `run` (cost is linear: a preview has no
+                       workload)
 )";
 
 constexpr const char* kRunHelp = R"(searcher-sim run --config FILE --workload NAME --workers N [options]
@@ -120,6 +132,11 @@ Workloads (the config's top-level hyperparameters must be exactly the workload's
   prior-hartmann-{default,good,moderate,bad,terrible}
                                             x0 .. x2 in [0, 1], tunable fidelity correlation
   counting-ones-N                           cat0 .. catN-1 in {0, 1}, cont0 .. contN-1 in [0, 1]
+  learning-curves-N                         x0 .. xN-1 in [0, 1]; synthetic learning curves that
+                                            cross (error after t = 100 z epochs)
+  rbv2-svm, rbv2-glmnet, rbv2-aknn          YAHPO rbv2 tables (OpenML task 1220): the nearest
+                                            listed configuration's error 1 - acc; run with a
+                                            wrong config to see the inputs and their ranges
 
 Options:
   --config FILE             experiment config (YAML or JSON), required
@@ -130,12 +147,29 @@ Options:
   --workload-cost           follow the workload's fidelity cost curve instead of linear cost
   --startup X               seconds to launch a trial process (default 0)
   --checkpoint X            seconds to save a pausing trial (default 0)
-  --restore X               seconds to restore a resuming trial (default 0)
-  --noise X                 lognormal noise on training time, sigma of the log (default 0)
-  --noise-seed N            seed of that noise (default 0)
-  --out DIR                 write summary.json, trace.jsonl and best_so_far.csv there
+  --restore X               seconds to restore a resuming or restarted trial (default 0)
+  --noise X                 lognormal noise on each training span, sigma of the log (default 0)
+  --config-spread X         lognormal cost factor per trial, sigma of the log (default 0)
+  --worker-spread X         lognormal speed per worker, sigma of the log (default 0)
+  --stragglers P            probability that a training span straggles (default 0)
+  --straggler-factor F      how many times slower a straggling span is (default 5)
+  --crash-rate X            crashes per virtual second of training (default 0); a crashed
+                            trial loses the work since its last validation and restarts from
+                            that checkpoint, up to --max-restarts times, then exits errored
+  --max-restarts N          restarts per trial (default: the config's max_restarts, else 5)
+  --metric-noise X          Gaussian noise (sigma) on the metric the searcher sees; the best
+                            metric reported is the noise-free value of the trial ranked best
+  --noise-seed N            seed of all the randomness above (default 0; compare uses the
+                            run's search seed)
+  --data-dir DIR            where the rbv2 tables are (default: the source tree's data/)
+  --out DIR                 write there: summary.json, trace.jsonl (every searcher call with
+                            its virtual time), best_so_far.csv, trials.csv, and the plots
+                            best_so_far.svg, workers.svg (Gantt chart by trial outcome) and
+                            rungs.svg (trials validated at each length over time)
   --json                    print the summary as JSON instead of text
   --help                    this text
+
+A progress bar is drawn on stderr when stderr is a terminal.
 )";
 
 constexpr const char* kCompareHelp = R"(searcher-sim compare --configs A.yaml B.yaml ... --workload NAME --workers N --seeds K [options]
@@ -153,10 +187,13 @@ Options:
   --seeds K            runs per config (default 10)
   --times T1,T2,...    virtual times to report (default: 25/50/75/100% of the longest run)
   --target X           also report the time until the best (regret) first reaches X or less
-  --out DIR            write compare.csv and compare.json there
+  --out DIR            write compare.csv, compare.json and compare.svg (median and quartile
+                       band of each config over time) there
   --json               print the result as JSON
-  --seconds-per-unit, --workload-cost, --startup, --checkpoint, --restore, --noise
-                       as for `run`
+  --data-dir, --seconds-per-unit, --workload-cost, --startup, --checkpoint, --restore,
+  --noise, --config-spread, --worker-spread, --stragglers, --straggler-factor,
+  --crash-rate, --max-restarts, --metric-noise
+                       as for `run` (the random draws of run i are seeded with i)
   --help               this text
 )";
 
@@ -275,21 +312,59 @@ std::uint64_t parse_workers(const std::string& text) {
   return value;
 }
 
-// The options `run` and `compare` share: workers and the cost model.
+// The cost and fault options `run`, `compare` and `preview --workers` share.
+const std::set<std::string> kCostOptions = {
+    "--seconds-per-unit", "--startup",    "--checkpoint",       "--restore",
+    "--noise",            "--config-spread", "--worker-spread", "--stragglers",
+    "--straggler-factor", "--crash-rate", "--max-restarts",     "--noise-seed"};
+
+std::set<std::string> with_cost_options(std::set<std::string> options) {
+  options.insert(kCostOptions.begin(), kCostOptions.end());
+  return options;
+}
+
+double parse_probability(const std::string& option, const std::string& text) {
+  const double value = parse_seconds(option, text);
+  if (value > 1) throw UsageError(option + ": must be a probability in [0, 1], got '" + text + "'");
+  return value;
+}
+
+// Workers, the cost model and faults.
 RunOptions run_options(const ParsedArgs& parsed) {
   if (!parsed.values.contains("--workers")) throw UsageError("--workers N is required");
   RunOptions options;
   options.workers = parse_workers(parsed.values.at("--workers"));
-  const auto seconds = [&](const char* option, double fallback) {
+  const auto value = [&](const char* option, double fallback) {
     return parsed.values.contains(option) ? parse_seconds(option, parsed.values.at(option))
                                           : fallback;
   };
-  options.cost.seconds_per_unit = seconds("--seconds-per-unit", 1.0);
-  options.cost.startup_seconds = seconds("--startup", 0);
-  options.cost.checkpoint_seconds = seconds("--checkpoint", 0);
-  options.cost.restore_seconds = seconds("--restore", 0);
-  options.cost.noise_sigma = seconds("--noise", 0);
-  options.cost.workload_cost = parsed.flags.contains("--workload-cost");
+  CostModel& cost = options.cost;
+  cost.seconds_per_unit = value("--seconds-per-unit", 1.0);
+  cost.startup_seconds = value("--startup", 0);
+  cost.checkpoint_seconds = value("--checkpoint", 0);
+  cost.restore_seconds = value("--restore", 0);
+  cost.noise_sigma = value("--noise", 0);
+  cost.config_sigma = value("--config-spread", 0);
+  cost.worker_sigma = value("--worker-spread", 0);
+  cost.workload_cost = parsed.flags.contains("--workload-cost");
+  if (parsed.values.contains("--stragglers")) {
+    cost.straggler_probability = parse_probability("--stragglers", parsed.values.at("--stragglers"));
+  }
+  cost.straggler_factor = value("--straggler-factor", 5);
+  if (cost.straggler_factor < 1) {
+    throw UsageError("--straggler-factor: must be a number >= 1, got '" +
+                     parsed.values.at("--straggler-factor") + "'");
+  }
+  options.faults.crash_rate = value("--crash-rate", 0);
+  if (parsed.values.contains("--max-restarts")) {
+    options.faults.max_restarts_fixed = true;
+    const std::string& text = parsed.values.at("--max-restarts");
+    const auto result = std::from_chars(text.data(), text.data() + text.size(), options.faults.max_restarts);
+    if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) {
+      throw UsageError("--max-restarts: must be an integer >= 0, got '" + text + "'");
+    }
+  }
+  options.metric_noise = value("--metric-noise", 0);
   if (parsed.values.contains("--noise-seed")) {
     options.seed = parse_seed("--noise-seed", parsed.values.at("--noise-seed"));
   }
@@ -299,11 +374,50 @@ RunOptions run_options(const ParsedArgs& parsed) {
 std::unique_ptr<Workload> workload_option(const ParsedArgs& parsed) {
   if (!parsed.values.contains("--workload")) throw UsageError("--workload NAME is required");
   try {
+    if (parsed.values.contains("--data-dir")) {
+      return make_workload(parsed.values.at("--workload"), parsed.values.at("--data-dir"));
+    }
     return make_workload(parsed.values.at("--workload"));
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--workload: ") + e.what());
   }
 }
+
+// A one-line bar redrawn in place on a terminal; nothing otherwise.
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream& err, bool enabled, std::string label)
+      : err_(err), enabled_(enabled), label_(std::move(label)) {}
+  ~ProgressBar() {
+    if (enabled_ && drawn_) err_ << "\r\033[K" << std::flush;
+  }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  ProgressCallback callback() {
+    if (!enabled_) return nullptr;
+    return [this](double progress, double now) { draw(progress, now); };
+  }
+
+ private:
+  void draw(double progress, double now) {
+    const int percent = static_cast<int>(std::clamp(progress, 0.0, 1.0) * 100);
+    if (drawn_ && percent == last_percent_) return;
+    drawn_ = true;
+    last_percent_ = percent;
+    const int filled = percent * 30 / 100;
+    err_ << "\r" << label_ << " [" << std::string(static_cast<std::size_t>(filled), '#')
+         << std::string(static_cast<std::size_t>(30 - filled), '.') << "] " << percent << '%';
+    if (now > 0) err_ << "  virtual time " << static_cast<long long>(now) << " s";
+    err_ << std::flush;
+  }
+
+  std::ostream& err_;
+  bool enabled_;
+  std::string label_;
+  bool drawn_ = false;
+  int last_percent_ = -1;
+};
 
 void print_run_summary(const RunSummary& s, const std::string& method, const std::string& workload,
                        std::uint64_t workers, std::uint32_t seed, std::ostream& out) {
@@ -320,15 +434,69 @@ void print_run_summary(const RunSummary& s, const std::string& method, const std
   for (const auto& [length, count] : s.validations_per_length) out << ' ' << length << ':' << count;
   out << "\ntraining units " << s.training_units << "; wall time " << s.wall_time
       << " s; utilisation " << std::round(s.utilisation * 1000) / 10 << "%\n";
+  if (s.crashes > 0) {
+    out << "crashes " << s.crashes << "; trials errored after their restarts " << s.errored_trials
+        << "; training lost " << s.lost_seconds << " s\n";
+  }
   out << "shutdown: " << (s.shutdown.failure ? "failed" : s.shutdown.cancel ? "canceled" : "completed")
       << '\n';
 }
 
-int run_command(const std::vector<std::string>& args, std::ostream& out) {
+std::filesystem::path output_directory(const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir)) {
+    throw UsageError("--out: cannot create the directory '" + dir + "'");
+  }
+  return dir;
+}
+
+// Writes one output file, or says which one could not be written.
+template <class Write>
+void write_file(const std::filesystem::path& path, Write write) {
+  std::ofstream file(path);
+  if (file) write(file);
+  file.close();
+  if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
+}
+
+void write_run_files(const std::filesystem::path& dir, const RunSummary& summary,
+                     const nlohmann::json& json, const Workload& workload, std::uint64_t workers,
+                     const std::string& method) {
+  write_file(dir / "summary.json", [&](std::ostream& o) { o << json.dump(2) << '\n'; });
+  write_file(dir / "best_so_far.csv", [&](std::ostream& o) {
+    o << "time,best\n";
+    for (const auto& [time, best] : summary.best_so_far) o << time << ',' << best << '\n';
+  });
+  write_file(dir / "trials.csv", [&](std::ostream& o) {
+    o << "trial,request_id,outcome,restarts,lengths\n";
+    for (std::size_t i = 0; i < summary.timeline.trials.size(); ++i) {
+      const TrialRecord& t = summary.timeline.trials[i];
+      o << i + 1 << ',' << t.id.to_string() << ',' << outcome_name(t.outcome) << ',' << t.restarts
+        << ',';
+      for (std::size_t k = 0; k < t.lengths.size(); ++k) o << (k == 0 ? "" : " ") << t.lengths[k];
+      o << '\n';
+    }
+  });
+  const std::string what = method + " on " + std::string(workload.name()) + ", " +
+                           std::to_string(workers) + " worker(s)";
+  write_file(dir / "best_so_far.svg", [&](std::ostream& o) {
+    write_best_so_far_svg(summary, workload.optimum(), "Best so far: " + what, o);
+  });
+  write_file(dir / "workers.svg", [&](std::ostream& o) {
+    write_worker_gantt_svg(summary, workers, "Workers: " + what, o);
+  });
+  write_file(dir / "rungs.svg", [&](std::ostream& o) {
+    write_rung_occupancy_svg(summary, "Trials validated per length: " + what, o);
+  });
+}
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                bool err_is_terminal) {
   const ParsedArgs parsed = parse_args(
       "run", args,
-      {"--config", "--seed", "--workload", "--workers", "--seconds-per-unit", "--startup",
-       "--checkpoint", "--restore", "--noise", "--noise-seed", "--out"},
+      with_cost_options({"--config", "--seed", "--workload", "--workers", "--metric-noise",
+                         "--data-dir", "--out"}),
       {"--help", "--json", "--workload-cost"});
   if (parsed.flags.contains("--help")) {
     out << kRunHelp;
@@ -339,17 +507,19 @@ int run_command(const std::vector<std::string>& args, std::ostream& out) {
   const Loaded loaded = load(parsed);
   check_workload_parameters(*workload, loaded.config.hyperparameters);
   options.smaller_is_better = loaded.config.searcher.smaller_is_better;
+  if (!options.faults.max_restarts_fixed) options.faults.max_restarts = loaded.config.max_restarts;
 
   std::ofstream trace;
   std::filesystem::path dir;
   if (parsed.values.contains("--out")) {
-    dir = parsed.values.at("--out");
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
+    dir = output_directory(parsed.values.at("--out"));
     trace.open(dir / "trace.jsonl");
-    if (error || !trace) throw UsageError("--out: cannot write to '" + dir.string() + "'");
+    if (!trace) throw UsageError("--out: cannot write '" + (dir / "trace.jsonl").string() + "'");
     options.trace = &trace;
+    options.timeline = true;
   }
+  ProgressBar bar(err, err_is_terminal, "simulating");
+  options.on_progress = bar.callback();
   Searcher searcher = make_searcher(loaded.config.searcher.method, loaded.config.hyperparameters,
                                     loaded.seed);
   const RunSummary summary =
@@ -358,18 +528,22 @@ int run_command(const std::vector<std::string>& args, std::ostream& out) {
   json["seed"] = loaded.seed;
   json["workload"] = std::string(workload->name());
   json["workers"] = options.workers;
+  const std::string method = method_name(loaded.config.searcher.method);
   if (!dir.empty()) {
-    std::ofstream(dir / "summary.json") << json.dump(2) << '\n';
-    std::ofstream csv(dir / "best_so_far.csv");
-    csv << "time,best\n";
-    for (const auto& [time, best] : summary.best_so_far) csv << time << ',' << best << '\n';
+    trace.close();
+    if (!trace) throw std::runtime_error("cannot write '" + (dir / "trace.jsonl").string() + "'");
+    write_run_files(dir, summary, json, *workload, options.workers, method);
   }
   if (parsed.flags.contains("--json")) {
     out << json_line(json) << '\n';
   } else {
-    print_run_summary(summary, method_name(loaded.config.searcher.method),
-                      std::string(workload->name()), options.workers, loaded.seed, out);
-    if (!dir.empty()) out << "wrote " << (dir / "summary.json").string() << ", trace.jsonl, best_so_far.csv\n";
+    print_run_summary(summary, method, std::string(workload->name()), options.workers, loaded.seed,
+                      out);
+    if (!dir.empty()) {
+      out << "wrote " << dir.string()
+          << "/: summary.json trace.jsonl best_so_far.csv trials.csv; plots best_so_far.svg "
+             "workers.svg rungs.svg\n";
+    }
   }
   return kExitOk;
 }
@@ -386,7 +560,8 @@ nlohmann::json quartiles_json(const Quartiles& q) {
   return {{"q1", value(q.q1)}, {"median", value(q.median)}, {"q3", value(q.q3)}, {"runs", q.runs}};
 }
 
-int compare_command(std::vector<std::string> args, std::ostream& out) {
+int compare_command(std::vector<std::string> args, std::ostream& out, std::ostream& err,
+                    bool err_is_terminal) {
   // --configs takes every following argument up to the next option.
   std::vector<std::string> config_paths;
   for (auto it = args.begin(); it != args.end(); ++it) {
@@ -396,17 +571,18 @@ int compare_command(std::vector<std::string> args, std::ostream& out) {
     args.erase(it, end);
     break;
   }
-  const ParsedArgs parsed = parse_args(
-      "compare", args,
-      {"--workload", "--workers", "--seeds", "--times", "--target", "--out", "--seconds-per-unit",
-       "--startup", "--checkpoint", "--restore", "--noise"},
-      {"--help", "--json", "--workload-cost"});
+  std::set<std::string> value_options = with_cost_options(
+      {"--workload", "--workers", "--seeds", "--times", "--target", "--out", "--metric-noise",
+       "--data-dir"});
+  value_options.erase("--noise-seed");  // run i's draws are seeded with i
+  const ParsedArgs parsed =
+      parse_args("compare", args, value_options, {"--help", "--json", "--workload-cost"});
   if (parsed.flags.contains("--help")) {
     out << kCompareHelp;
     return kExitOk;
   }
   if (config_paths.empty()) throw UsageError("--configs A.yaml [B.yaml ...] is required");
-  const RunOptions options = run_options(parsed);
+  RunOptions options = run_options(parsed);
   const std::unique_ptr<Workload> workload = workload_option(parsed);
   std::uint64_t seeds = 10;
   if (parsed.values.contains("--seeds")) {
@@ -441,6 +617,8 @@ int compare_command(std::vector<std::string> args, std::ostream& out) {
     configs.push_back(load_config(path));
     names.push_back(std::filesystem::path(path).filename().string());
   }
+  ProgressBar bar(err, err_is_terminal, "comparing");
+  options.on_progress = bar.callback();
   const CompareResult result =
       compare_configs(configs, names, *workload, seeds, options, times, target);
 
@@ -454,21 +632,25 @@ int compare_command(std::vector<std::string> args, std::ostream& out) {
   }
   if (target) json["target"] = *target;
   if (parsed.values.contains("--out")) {
-    const std::filesystem::path dir = parsed.values.at("--out");
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    std::ofstream csv(dir / "compare.csv");
-    if (error || !csv) throw UsageError("--out: cannot write to '" + dir.string() + "'");
-    csv << "config,time,runs,q1,median,q3\n";
-    for (const ConfigComparison& c : result.configs) {
-      for (std::size_t i = 0; i < result.times.size(); ++i) {
-        const Quartiles& q = c.at_times[i];
-        csv << c.name << ',' << result.times[i] << ',' << q.runs;
-        for (const auto& v : {q.q1, q.median, q.q3}) csv << ',' << (v ? std::to_string(*v) : "");
-        csv << '\n';
+    const std::filesystem::path dir = output_directory(parsed.values.at("--out"));
+    write_file(dir / "compare.csv", [&](std::ostream& csv) {
+      csv << "config,time,runs,q1,median,q3\n";
+      for (const ConfigComparison& c : result.configs) {
+        for (std::size_t i = 0; i < result.times.size(); ++i) {
+          const Quartiles& q = c.at_times[i];
+          csv << c.name << ',' << result.times[i] << ',' << q.runs;
+          for (const auto& v : {q.q1, q.median, q.q3}) csv << ',' << (v ? std::to_string(*v) : "");
+          csv << '\n';
+        }
       }
-    }
-    std::ofstream(dir / "compare.json") << json.dump(2) << '\n';
+    });
+    write_file(dir / "compare.json", [&](std::ostream& o) { o << json.dump(2) << '\n'; });
+    write_file(dir / "compare.svg", [&](std::ostream& o) {
+      write_compare_svg(result,
+                        std::string(workload->name()) + ", " + std::to_string(options.workers) +
+                            " worker(s), " + std::to_string(seeds) + " seeds",
+                        o);
+    });
   }
   if (parsed.flags.contains("--json")) {
     out << json_line(json) << '\n';
@@ -491,14 +673,65 @@ int compare_command(std::vector<std::string> args, std::ostream& out) {
   return kExitOk;
 }
 
+// What a preview on workers measures beyond the table.
+struct WorkerFigures {
+  std::uint64_t workers = 0;
+  RunSummary summary;
+};
+
+// A workload with no inputs: preview metrics come from RunOptions::metric instead.
+class PreviewWorkload final : public Workload {
+ public:
+  std::string_view name() const override { return "preview"; }
+  std::vector<WorkloadParameter> parameters() const override { return {}; }
+  double value(const std::vector<double>&, double) const override { return 0; }
+  double cost(double z) const override { return z; }
+  std::optional<double> optimum() const override { return std::nullopt; }
+};
+
+// The preview played on simulated workers: trials act when their training finishes.
+PreviewResult preview_on_workers(Searcher& searcher, const PreviewOptions& preview,
+                                 std::uint64_t max_length, RunOptions& options,
+                                 WorkerFigures& figures) {
+  boost::random::mt19937 metric_rng(preview.seed);
+  options.metric = [&](std::uint64_t trial, double) -> double {
+    switch (preview.metric) {
+      case PreviewMetric::kConstant: return 1.0;
+      case PreviewMetric::kRandom: return boost::random::uniform_01<double>()(metric_rng);
+      case PreviewMetric::kTrialId: break;
+    }
+    return static_cast<double>(trial + 1);
+  };
+  options.timeline = true;
+  options.smaller_is_better = true;  // report the preview metric as it is
+  options.trace = preview.trace;
+  const PreviewWorkload workload;
+  figures.workers = options.workers;
+  figures.summary = run_simulation(searcher, workload, max_length, options);
+  PreviewResult result;
+  for (const TrialRecord& t : figures.summary.timeline.trials) result.trials.push_back({t.id, t.lengths});
+  result.shutdown = figures.summary.shutdown;
+  result.progress = searcher.progress();
+  return result;
+}
+
 int preview_command(const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs parsed =
-      parse_args("preview", args, {"--config", "--seed", "--order", "--metric", "--metric-seed",
-                                   "--trace"},
-                 {"--help", "--json"});
+  const ParsedArgs parsed = parse_args(
+      "preview", args,
+      with_cost_options({"--config", "--seed", "--order", "--metric", "--metric-seed", "--trace",
+                         "--workers"}),
+      {"--help", "--json"});
   if (parsed.flags.contains("--help")) {
     out << kPreviewHelp;
     return kExitOk;
+  }
+  const bool on_workers = parsed.values.contains("--workers");
+  if (!on_workers) {
+    for (const std::string& option : kCostOptions) {
+      if (parsed.values.contains(option)) throw UsageError(option + ": needs --workers N");
+    }
+  } else if (parsed.values.contains("--order")) {
+    throw UsageError("--order: not with --workers (trials act in the order their training finishes)");
   }
   PreviewOptions options;
   if (parsed.values.contains("--order")) {
@@ -516,7 +749,10 @@ int preview_command(const std::vector<std::string>& args, std::ostream& out) {
   if (parsed.values.contains("--metric-seed")) {
     options.seed = parse_seed("--metric-seed", parsed.values.at("--metric-seed"));
   }
+  std::optional<RunOptions> run;
+  if (on_workers) run = run_options(parsed);
   const Loaded loaded = load(parsed);
+  if (run && !run->faults.max_restarts_fixed) run->faults.max_restarts = loaded.config.max_restarts;
   std::ofstream trace;
   if (parsed.values.contains("--trace")) {
     trace.open(parsed.values.at("--trace"));
@@ -525,10 +761,19 @@ int preview_command(const std::vector<std::string>& args, std::ostream& out) {
   }
   const SearcherSettings& searcher = loaded.config.searcher;
   Searcher engine = make_searcher(searcher.method, loaded.config.hyperparameters, loaded.seed);
-  const PreviewResult result = simulate(engine, options);
+  WorkerFigures figures;
+  const PreviewResult result =
+      run ? preview_on_workers(engine, options, searcher.max_length.units, *run, figures)
+          : simulate(engine, options);
   if (parsed.flags.contains("--json")) {
     nlohmann::json j = result.to_json();
     j["seed"] = loaded.seed;
+    if (run) {
+      const RunSummary& s = figures.summary;
+      j["workers"] = {{"workers", figures.workers}, {"wall_time", s.wall_time},
+                      {"utilisation", s.utilisation}, {"training_units", s.training_units},
+                      {"crashes", s.crashes}, {"errored_trials", s.errored_trials}};
+    }
     out << json_line(j) << '\n';
     return kExitOk;
   }
@@ -539,13 +784,24 @@ int preview_command(const std::vector<std::string>& args, std::ostream& out) {
       << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed "
       << loaded.seed << "\n\n";
   print_preview_table(result, unit, out);
+  if (run) {
+    const RunSummary& s = figures.summary;
+    out << "\nOn " << figures.workers << " simulated worker(s) at " << run->cost.seconds_per_unit
+        << " s per length unit" << (unit.empty() ? "" : " (" + unit + ")") << ": wall time " << s.wall_time
+        << " s, utilisation " << std::round(s.utilisation * 1000) / 10 << "%, training units "
+        << s.training_units << '\n';
+    if (s.crashes > 0) {
+      out << "crashes " << s.crashes << "; trials errored after their restarts "
+          << s.errored_trials << '\n';
+    }
+  }
   return kExitOk;
 }
 
 }  // namespace
 
 int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
-                     std::ostream& err) {
+                     std::ostream& err, bool err_is_terminal) {
   if (args.empty()) {
     err << kMainHelp;
     return kExitUsage;
@@ -572,8 +828,8 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     }
     if (command == "drive") return drive_command(rest, in, out);
     if (command == "preview") return preview_command(rest, out);
-    if (command == "run") return run_command(rest, out);
-    if (command == "compare") return compare_command(rest, out);
+    if (command == "run") return run_command(rest, out, err, err_is_terminal);
+    if (command == "compare") return compare_command(rest, out, err, err_is_terminal);
     throw UsageError("unknown command '" + command +
                      "' (commands: run, compare, preview, drive, help)");
   } catch (const UsageError& e) {
@@ -592,6 +848,9 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     return kExitUsage;
   } catch (const SimulationError& e) {
     err << "searcher-sim " << command << ": the searcher misbehaved: " << e.what() << '\n';
+    return kExitFailure;
+  } catch (const std::runtime_error& e) {  // an output file could not be written
+    err << "searcher-sim " << command << ": " << e.what() << '\n';
     return kExitFailure;
   }
 }

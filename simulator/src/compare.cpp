@@ -53,16 +53,25 @@ CompareResult compare_configs(const std::vector<ExperimentConfig>& configs,
       run_options.seed = static_cast<std::uint32_t>(seed);
       run_options.smaller_is_better = configs[c].searcher.smaller_is_better;
       run_options.trace = nullptr;
+      run_options.on_progress = nullptr;
+      if (!options.faults.max_restarts_fixed) {
+        run_options.faults.max_restarts = configs[c].max_restarts;
+      }
       Searcher searcher = make_searcher(configs[c].searcher.method, configs[c].hyperparameters,
                                         static_cast<std::uint32_t>(seed));
       runs[c].push_back(run_simulation(searcher, workload,
                                        configs[c].searcher.max_length.units, run_options));
       longest = std::max(longest, runs[c].back().wall_time);
+      if (options.on_progress) {
+        const double done = static_cast<double>(c * seeds + seed + 1);
+        options.on_progress(done / static_cast<double>(configs.size() * seeds), 0);
+      }
     }
   }
   if (times.empty()) times = {0.25 * longest, 0.5 * longest, 0.75 * longest, longest};
   CompareResult result;
   result.times = times;
+  for (int k = 1; k <= 100; ++k) result.curve_times.push_back(longest * k / 100);
   result.seeds = seeds;
   result.target = target;
   const std::optional<double> optimum = workload.optimum();
@@ -70,13 +79,15 @@ CompareResult compare_configs(const std::vector<ExperimentConfig>& configs,
   for (std::size_t c = 0; c < configs.size(); ++c) {
     ConfigComparison comparison;
     comparison.name = names[c];
-    for (const double t : times) {
+    const auto at = [&](double t) {
       std::vector<double> values;
       for (const RunSummary& run : runs[c]) {
         if (const auto best = best_at(run, t)) values.push_back(*best - optimum.value_or(0.0));
       }
-      comparison.at_times.push_back(quartiles_of(values));
-    }
+      return quartiles_of(values);
+    };
+    for (const double t : times) comparison.at_times.push_back(at(t));
+    for (const double t : result.curve_times) comparison.curve.push_back(at(t));
     if (target) {
       std::vector<double> reached;
       for (const RunSummary& run : runs[c]) {

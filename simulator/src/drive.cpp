@@ -55,16 +55,6 @@ nlohmann::json respond(Searcher& searcher, const nlohmann::json& j, bool explain
 
 }  // namespace
 
-nlohmann::json operations_answer(const std::vector<Operation>& ops, bool explain) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const Operation& op : ops) list.push_back(operation_to_json(op, explain));
-  return {{"operations", std::move(list)}};
-}
-
-std::string json_line(const nlohmann::json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 nlohmann::json drive_line(Searcher& searcher, std::string_view line,
                           const DriveOptions& options) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) {

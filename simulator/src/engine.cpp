@@ -1,15 +1,16 @@
 #include "hpsearch/simulator/engine.hpp"
 
+#include <algorithm>
+#include <boost/random/exponential_distribution.hpp>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_01.hpp>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <ostream>
 #include <queue>
-#include <set>
-#include <algorithm>
-#include <cctype>
-#include <sstream>
+#include <random>
 
 #include "hpsearch/searcher/assert.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
@@ -22,70 +23,118 @@ namespace {
 struct SimTrial {
   RequestId id;
   std::vector<double> x;
-  std::uint64_t trained = 0;  // total length trained so far
+  std::uint64_t trained = 0;  // length of the last validation, where its checkpoint is
   std::uint64_t target = 0;   // the outstanding validate_after length
   bool has_target = false;
-  bool on_worker = false;     // holds a worker and trains
+  bool on_worker = false;     // holds a worker (training, or saving its checkpoint)
+  bool pausing = false;       // saving its checkpoint before it frees the worker
   bool queued = false;        // waits for a worker
-  bool launched = false;      // has run before, so a relaunch restores a checkpoint
   bool close_requested = false;
   bool closed = false;
+  bool errored = false;
+  std::uint32_t worker = 0;
+  std::uint64_t restarts = 0;
+  double cost_factor = 1;
   double worker_since = 0;
+  double span_start = 0;      // when the current training span began
 };
 
-enum class EventKind { kTrainingDone, kWorkerFreed };
+enum class EventKind { kTrainingDone, kCrash, kWorkerFreed };
 
 struct SimEvent {
   double time = 0;
   std::uint64_t sequence = 0;
   EventKind kind = EventKind::kTrainingDone;
   std::uint32_t trial = 0;
-  double worker_since = 0;  // kWorkerFreed: when the worker was taken
   friend bool operator>(const SimEvent& a, const SimEvent& b) {
     return a.time > b.time || (a.time == b.time && a.sequence > b.sequence);
   }
 };
+
+// Independent random streams, so that turning one kind of randomness on does not move the
+// others. The span noise keeps the plain seed (the first stream there was).
+boost::random::mt19937 stream(std::uint32_t seed, std::uint32_t id) {
+  if (id == 0) return boost::random::mt19937(seed);
+  std::seed_seq sequence{seed, id};
+  return boost::random::mt19937(sequence);
+}
+
+double lognormal(boost::random::mt19937& rng, double sigma) {
+  if (sigma <= 0) return 1.0;
+  return std::exp(boost::random::normal_distribution<double>(0.0, sigma)(rng));
+}
 
 class Engine {
  public:
   Engine(Searcher& searcher, const Workload& workload, std::uint64_t max_length,
          const RunOptions& options)
       : searcher_(searcher), workload_(workload), max_length_(max_length), options_(options),
-        noise_rng_(options.seed), parameters_(workload.parameters()) {}
+        span_noise_(stream(options.seed, 0)), crash_rng_(stream(options.seed, 1)),
+        straggler_rng_(stream(options.seed, 2)), config_rng_(stream(options.seed, 3)),
+        metric_rng_(stream(options.seed, 5)), parameters_(workload.parameters()) {
+    boost::random::mt19937 worker_rng = stream(options.seed, 4);
+    speeds_.reserve(options.workers);
+    for (std::uint64_t w = 0; w < options.workers; ++w) {
+      speeds_.push_back(1.0 / lognormal(worker_rng, options.cost.worker_sigma));
+      free_workers_.push(static_cast<std::uint32_t>(w));
+    }
+    busy_time_.assign(options.workers, 0.0);
+  }
 
   RunSummary run() {
-    apply(searcher_.initial_operations(), nlohmann::json{{"event", "initial_operations"}});
+    apply(searcher_.initial_operations(), std::nullopt);
     dispatch();
+    std::uint64_t steps = 0;
     while (!events_.empty()) {
       const SimEvent event = events_.top();
       events_.pop();
       now_ = event.time;
-      if (event.kind == EventKind::kTrainingDone) {
-        training_done(event.trial);
-      } else {
-        release_worker(event.worker_since);
+      switch (event.kind) {
+        case EventKind::kTrainingDone: training_done(event.trial); break;
+        case EventKind::kCrash: crashed(event.trial); break;
+        case EventKind::kWorkerFreed: paused(event.trial); break;
       }
       dispatch();
+      if (++steps % 4096 == 0 && options_.on_progress) options_.on_progress(searcher_.progress(), now_);
     }
     if (!shut_down_) {
       throw SimulationError("the search stalled at " + std::to_string(now_) +
                             " s: no trial is training or waiting and the searcher has not shut down");
     }
     summary_.wall_time = now_;
+    summary_.events = steps;
+    double busy = 0;
+    for (const double b : busy_time_) busy += b;
     const double capacity = static_cast<double>(options_.workers) * now_;
-    summary_.utilisation = capacity > 0 ? busy_time_ / capacity : 0;
+    summary_.utilisation = capacity > 0 ? busy / capacity : 0;
+    if (options_.timeline) {
+      for (std::size_t i = 0; i < trials_.size(); ++i) {
+        TrialRecord& record = summary_.timeline.trials[i];
+        const SimTrial& t = trials_[i];
+        record.restarts = t.restarts;
+        record.outcome = t.errored                  ? TrialOutcome::kErrored
+                         : t.trained >= max_length_ ? TrialOutcome::kCompleted
+                         : t.closed                 ? TrialOutcome::kStopped
+                                                    : TrialOutcome::kUnfinished;
+      }
+      summary_.timeline.worker_speeds = speeds_;
+    }
+    if (options_.on_progress) options_.on_progress(searcher_.progress(), now_);
     return std::move(summary_);
   }
 
  private:
-  void schedule(double time, EventKind kind, std::uint32_t trial, double since = 0) {
-    events_.push(SimEvent{time, next_sequence_++, kind, trial, since});
+  void schedule(double time, EventKind kind, std::uint32_t trial) {
+    events_.push(SimEvent{time, next_sequence_++, kind, trial});
   }
 
-  void handle(const Event& event) { apply(searcher_.handle(event), nlohmann::json(event)); }
+  void handle(const Event& event) { apply(searcher_.handle(event), event); }
 
-  void apply(const std::vector<Operation>& ops, const nlohmann::json& in) {
+  // `event` empty: the initial operations.
+  void apply(const std::vector<Operation>& ops, const std::optional<Event>& event) {
     if (options_.trace != nullptr) {
+      const nlohmann::json in = event ? nlohmann::json(*event)
+                                      : nlohmann::json{{"event", "initial_operations"}};
       *options_.trace << json_line({{"time", now_}, {"in", in}, {"out", operations_answer(ops)}})
                       << '\n';
     }
@@ -98,11 +147,9 @@ class Engine {
         SimTrial& t = trials_[index];
         t.target = validate->length;
         t.has_target = true;
-        // The trial that just validated continues on its worker (training_done sees to it).
-        if (!t.on_worker && !t.queued) {
-          t.queued = true;
-          waiting_.push_back(index);
-        }
+        // A trial that just validated continues on its worker (training_done sees to it); one
+        // that is saving its checkpoint is queued once it has freed its worker.
+        if (!t.on_worker) enqueue(index);
       } else if (const auto* close = std::get_if<Close>(&op)) {
         const std::uint32_t index = index_of(close->request_id);
         SimTrial& t = trials_[index];
@@ -115,12 +162,23 @@ class Engine {
     }
   }
 
+  void enqueue(std::uint32_t index) {
+    SimTrial& t = trials_[index];
+    if (t.queued) return;
+    t.queued = true;
+    waiting_.push_back(index);
+  }
+
   void add_trial(const Create& create) {
     SimTrial t;
     t.id = create.request_id;
-    for (const WorkloadParameter& p : parameters_) t.x.push_back(create.hparams.at(p.name).get<double>());
+    std::vector<double> x;
+    for (const WorkloadParameter& p : parameters_) x.push_back(p.encode(create.hparams.at(p.name)));
+    t.x = workload_.locate(std::move(x));
+    t.cost_factor = lognormal(config_rng_, options_.cost.config_sigma);
     index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
     trials_.push_back(std::move(t));
+    if (options_.timeline) summary_.timeline.trials.push_back(TrialRecord{create.request_id});
     ++summary_.trials_created;
   }
 
@@ -135,15 +193,14 @@ class Engine {
     handle(TrialClosed{trials_[index].id});
   }
 
-  double training_time(std::uint64_t from, std::uint64_t to) {
+  // Seconds of training from `from` to `to` on a worker of nominal speed, before noise.
+  double nominal_training_time(std::uint64_t from, std::uint64_t to) const {
     const CostModel& cost = options_.cost;
     const double full = static_cast<double>(max_length_) * cost.seconds_per_unit;
     const double span = cost.workload_cost
                             ? full * (cost_of(to) - cost_of(from))
                             : static_cast<double>(to - from) * cost.seconds_per_unit;
-    if (cost.noise_sigma <= 0) return std::max(span, 0.0);
-    boost::random::normal_distribution<double> log_noise(0.0, cost.noise_sigma);
-    return std::max(span, 0.0) * std::exp(log_noise(noise_rng_));
+    return std::max(span, 0.0);
   }
 
   // What training from scratch to `length` costs on the workload's curve. Nothing trained costs
@@ -156,20 +213,43 @@ class Engine {
     return std::min(1.0, static_cast<double>(length) / static_cast<double>(max_length_));
   }
 
+  // Trains the trial toward its target from `start` on its worker: it either finishes or, with
+  // crashes modelled, crashes on the way.
+  void begin_span(std::uint32_t index, double start) {
+    SimTrial& t = trials_[index];
+    const CostModel& cost = options_.cost;
+    double seconds = nominal_training_time(t.trained, t.target) * t.cost_factor / speeds_[t.worker];
+    seconds *= lognormal(span_noise_, cost.noise_sigma);
+    if (cost.straggler_probability > 0 &&
+        boost::random::uniform_01<double>()(straggler_rng_) < cost.straggler_probability) {
+      seconds *= cost.straggler_factor;
+    }
+    t.span_start = start;
+    if (options_.faults.crash_rate > 0) {
+      const double crash_after =
+          boost::random::exponential_distribution<double>(options_.faults.crash_rate)(crash_rng_);
+      if (crash_after < seconds) {
+        schedule(start + crash_after, EventKind::kCrash, index);
+        return;
+      }
+    }
+    schedule(start + seconds, EventKind::kTrainingDone, index);
+  }
+
   void dispatch() {
-    while (busy_ < options_.workers && !waiting_.empty()) {
+    while (!free_workers_.empty() && !waiting_.empty()) {
       const std::uint32_t index = waiting_.front();
       waiting_.pop_front();
       SimTrial& t = trials_[index];
       t.queued = false;
       if (t.closed || !t.has_target) continue;
-      ++busy_;
+      t.worker = free_workers_.top();
+      free_workers_.pop();
       t.on_worker = true;
       t.worker_since = now_;
       double start = now_ + options_.cost.startup_seconds;
-      if (t.launched) start += options_.cost.restore_seconds;
-      t.launched = true;
-      schedule(start + training_time(t.trained, t.target), EventKind::kTrainingDone, index);
+      if (t.trained > 0) start += options_.cost.restore_seconds;  // from its checkpoint
+      begin_span(index, start);
     }
   }
 
@@ -179,51 +259,101 @@ class Engine {
     t.trained = t.target;
     t.has_target = false;
     ++summary_.validations_per_length[t.trained];
-    const double value = workload_.value(t.x, fidelity(t.trained));
-    if (t.trained >= max_length_ && !summary_.first_full_length_at) {
-      summary_.first_full_length_at = now_;
+    const double z = fidelity(t.trained);
+    const double value = options_.metric ? options_.metric(index, z) : workload_.value(t.x, z);
+    double observed = value;
+    if (options_.metric_noise > 0) {
+      observed += boost::random::normal_distribution<double>(0.0, options_.metric_noise)(metric_rng_);
     }
-    if (t.trained >= max_length_ && (!summary_.best_metric || value < *summary_.best_metric)) {
-      summary_.best_metric = value;
-      summary_.best_found_at = now_;
-      summary_.best_trial = t.id;
-      summary_.best_so_far.emplace_back(now_, value);
+    if (options_.timeline) {
+      summary_.timeline.validations.push_back({now_, index, t.trained, value});
+      summary_.timeline.trials[index].lengths.push_back(t.trained);
     }
-    handle(ValidationCompleted{t.id, options_.smaller_is_better ? value : -value, t.trained});
+    if (t.trained >= max_length_) {
+      if (!summary_.first_full_length_at) summary_.first_full_length_at = now_;
+      if (!best_observed_ || observed < *best_observed_) {
+        best_observed_ = observed;
+        summary_.best_metric = value;
+        summary_.best_found_at = now_;
+        summary_.best_trial = t.id;
+        summary_.best_so_far.emplace_back(now_, value);
+      }
+    }
+    handle(ValidationCompleted{t.id, options_.smaller_is_better ? observed : -observed, t.trained});
     SimTrial& after = trials_[index];
     if (after.has_target) {  // continued or promoted: keep the worker
-      schedule(now_ + training_time(after.trained, after.target), EventKind::kTrainingDone, index);
+      begin_span(index, now_);
       return;
     }
-    after.on_worker = false;
     if (after.close_requested) {
-      release_worker(after.worker_since);
+      free_worker(index, false);
       if (!after.closed) close_trial(index);
       return;
     }
     // Waiting for a decision: checkpoint, then free the worker.
-    schedule(now_ + options_.cost.checkpoint_seconds, EventKind::kWorkerFreed, index,
-             after.worker_since);
+    after.pausing = true;
+    schedule(now_ + options_.cost.checkpoint_seconds, EventKind::kWorkerFreed, index);
   }
 
-  void release_worker(double since) {
-    --busy_;
-    busy_time_ += now_ - since;
+  void paused(std::uint32_t index) {
+    free_worker(index, false);
+    SimTrial& t = trials_[index];
+    t.pausing = false;
+    if (t.has_target) {
+      enqueue(index);  // promoted while it saved its checkpoint: relaunch with a restore
+    } else if (t.close_requested && !t.closed) {
+      close_trial(index);
+    }
+  }
+
+  // The process died mid-span: the work since the last checkpoint is lost. It restarts from
+  // that checkpoint (back of the queue) until it has used its restarts, then exits errored.
+  void crashed(std::uint32_t index) {
+    SimTrial& t = trials_[index];
+    ++summary_.crashes;
+    summary_.lost_seconds += now_ - t.span_start;
+    free_worker(index, true);
+    if (t.restarts < options_.faults.max_restarts) {
+      ++t.restarts;
+      enqueue(index);
+      return;
+    }
+    t.errored = true;
+    t.has_target = false;
+    ++summary_.errored_trials;
+    handle(TrialExitedEarly{t.id, ExitedReason::kErrored});
+    if (!trials_[index].closed) close_trial(index);
+  }
+
+  void free_worker(std::uint32_t index, bool crashed) {
+    SimTrial& t = trials_[index];
+    t.on_worker = false;
+    busy_time_[t.worker] += now_ - t.worker_since;
+    free_workers_.push(t.worker);
+    if (options_.timeline) {
+      summary_.timeline.spans.push_back({t.worker, index, t.worker_since, now_, crashed});
+    }
   }
 
   Searcher& searcher_;
   const Workload& workload_;
   std::uint64_t max_length_;
   const RunOptions& options_;
-  boost::random::mt19937 noise_rng_;
+  boost::random::mt19937 span_noise_;
+  boost::random::mt19937 crash_rng_;
+  boost::random::mt19937 straggler_rng_;
+  boost::random::mt19937 config_rng_;
+  boost::random::mt19937 metric_rng_;
   std::vector<WorkloadParameter> parameters_;
   std::vector<SimTrial> trials_;
   RequestIdIndex index_;
   std::deque<std::uint32_t> waiting_;
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_workers_;
+  std::vector<double> speeds_;
+  std::vector<double> busy_time_;
   std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<>> events_;
   std::uint64_t next_sequence_ = 0;
-  std::uint64_t busy_ = 0;
-  double busy_time_ = 0;
+  std::optional<double> best_observed_;
   double now_ = 0;
   bool shut_down_ = false;
   RunSummary summary_;
@@ -231,119 +361,14 @@ class Engine {
 
 }  // namespace
 
-namespace {
-
-std::string domain_text(const WorkloadParameter& p) {
-  std::ostringstream text;
-  if (p.binary) {
-    text << "0 or 1";
-  } else {
-    text << "a number in [" << p.minval << ", " << p.maxval << "]";
+const char* outcome_name(TrialOutcome outcome) {
+  switch (outcome) {
+    case TrialOutcome::kCompleted: return "completed";
+    case TrialOutcome::kStopped: return "stopped";
+    case TrialOutcome::kErrored: return "errored";
+    case TrialOutcome::kUnfinished: break;
   }
-  return text.str();
-}
-
-bool fits(const WorkloadParameter& p, double value) {
-  if (p.binary) return value == 0 || value == 1;
-  return value >= p.minval && value <= p.maxval;
-}
-
-// Why a hyperparameter's values do not fit a workload input; empty if they all do.
-std::string misfit(const WorkloadParameter& p, const Hyperparameter& hp) {
-  const auto range = [](double lo, double hi) {
-    std::ostringstream text;
-    text << "ranges over [" << lo << ", " << hi << "]";
-    return text.str();
-  };
-  const auto values_fit = [&](const std::vector<nlohmann::json>& values) -> std::string {
-    for (const nlohmann::json& v : values) {
-      if (!v.is_number()) return "takes the value " + v.dump();
-      if (!fits(p, v.get<double>())) return "takes the value " + v.dump();
-    }
-    return "";
-  };
-  if (const auto* c = std::get_if<ConstHp>(&hp)) return values_fit({c->value});
-  if (const auto* c = std::get_if<CategoricalHp>(&hp)) return values_fit(c->values);
-  if (const auto* i = std::get_if<IntHp>(&hp)) {
-    const auto lo = static_cast<double>(i->minval);
-    const auto hi = static_cast<double>(i->maxval);
-    const bool ok = p.binary ? (lo >= 0 && hi <= 1) : (lo >= p.minval && hi <= p.maxval);
-    return ok ? "" : range(lo, hi);
-  }
-  if (const auto* d = std::get_if<DoubleHp>(&hp)) {
-    return !p.binary && d->minval >= p.minval && d->maxval <= p.maxval ? ""
-                                                                       : range(d->minval, d->maxval);
-  }
-  if (const auto* l = std::get_if<LogHp>(&hp)) {
-    const double lo = std::pow(l->base, std::min(l->minval, l->maxval));
-    const double hi = std::pow(l->base, std::max(l->minval, l->maxval));
-    return !p.binary && std::min(lo, hi) >= p.minval && std::max(lo, hi) <= p.maxval
-               ? ""
-               : range(std::min(lo, hi), std::max(lo, hi));
-  }
-  return "is a nested map";
-}
-
-}  // namespace
-
-void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space) {
-  const std::vector<WorkloadParameter> parameters = workload.parameters();
-  std::set<std::string> wanted;
-  std::string reads;
-  for (const WorkloadParameter& p : parameters) {
-    wanted.insert(p.name);
-    reads += (reads.empty() ? "" : ", ") + p.name + " " +
-             (p.binary ? std::string("in {0, 1}") : domain_text(p).substr(9));
-  }
-  std::set<std::string> given;
-  for (const NamedHyperparameter& entry : space.entries()) given.insert(entry.name);
-  std::string missing;
-  std::string extra;
-  for (const std::string& name : wanted) {
-    if (!given.contains(name)) missing += (missing.empty() ? "" : ", ") + name;
-  }
-  for (const std::string& name : given) {
-    if (!wanted.contains(name)) extra += (extra.empty() ? "" : ", ") + name;
-  }
-  const std::string prefix =
-      "the config's hyperparameters do not fit workload '" + std::string(workload.name()) + "':";
-  if (!missing.empty() || !extra.empty()) {
-    std::string message = prefix;
-    if (!missing.empty()) message += " missing " + missing + ";";
-    if (!extra.empty()) message += " extra " + extra + ";";
-    throw std::invalid_argument(message + " it reads " + reads);
-  }
-  // Every value a trial can get must be a number the workload reads, so that no trial fails
-  // in the middle of a run.
-  for (const NamedHyperparameter& entry : space.entries()) {
-    const auto p = std::find_if(parameters.begin(), parameters.end(),
-                                [&](const WorkloadParameter& w) { return w.name == entry.name; });
-    if (const std::string why = misfit(*p, entry.value); !why.empty()) {
-      throw std::invalid_argument(prefix + " " + entry.name + " " + why + ", but the workload reads " +
-                                  domain_text(*p) + " there");
-    }
-  }
-}
-
-std::unique_ptr<Workload> make_workload(const std::string& name) {
-  if (name == "mf-branin") return make_mf_branin(FidelityConvention::kAllCoefficients);
-  if (name == "mf-branin-dragonfly") return make_mf_branin(FidelityConvention::kFirstCoefficient);
-  if (name == "mf-hartmann3") return make_mf_hartmann(3, FidelityConvention::kAllCoefficients);
-  if (name == "mf-hartmann6") return make_mf_hartmann(6, FidelityConvention::kAllCoefficients);
-  if (name == "mf-hartmann3-dragonfly") return make_mf_hartmann(3, FidelityConvention::kFirstCoefficient);
-  if (name == "mf-hartmann6-dragonfly") return make_mf_hartmann(6, FidelityConvention::kFirstCoefficient);
-  if (name.starts_with("prior-hartmann-")) return make_prior_hartmann(name.substr(15));
-  if (name.starts_with("counting-ones-")) {
-    const std::string n = name.substr(14);
-    if (!n.empty() && n.size() < 4 && std::all_of(n.begin(), n.end(), ::isdigit)) {
-      return make_counting_ones(std::stoi(n));
-    }
-  }
-  throw std::invalid_argument(
-      "unknown workload '" + name +
-      "' (workloads: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6, "
-      "mf-hartmann3-dragonfly, mf-hartmann6-dragonfly, prior-hartmann-{default,good,moderate,"
-      "bad,terrible}, counting-ones-N)");
+  return "unfinished";
 }
 
 RunSummary run_simulation(Searcher& searcher, const Workload& workload, std::uint64_t max_length,
@@ -364,6 +389,9 @@ nlohmann::json RunSummary::to_json() const {
           {"training_units", training_units},
           {"wall_time", wall_time},
           {"utilisation", utilisation},
+          {"crashes", crashes},
+          {"errored_trials", errored_trials},
+          {"lost_seconds", lost_seconds},
           {"shutdown", {{"cancel", shutdown.cancel}, {"failure", shutdown.failure}}}};
 }
 

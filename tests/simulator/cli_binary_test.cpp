@@ -240,3 +240,110 @@ TEST_CASE("searcher-sim compare: a table, CSV and usage errors") {
   CHECK(missing.err.starts_with("searcher-sim compare: --configs A.yaml [B.yaml ...] is required"));
   CHECK(run("help compare").out.find("--target X") != std::string::npos);
 }
+
+namespace {
+// Stopping ASHA (rungs 2, 4, 8) where every trial reports the same metric: a stopping rung
+// ranks a newcomer before its equals, so every trial continues to the end (spec 3.3). With 4
+// workers and 8 trials of 8 s: two rounds, 16 s, 64 units, workers never idle.
+const char* kAllEqualAsha =
+    "hyperparameters:\n"
+    "  cat0: {type: const, val: 1}\n"
+    "  cont0: {type: const, val: 0.5}\n"
+    "searcher:\n"
+    "  name: async_halving\n"
+    "  stop_once: true\n"
+    "  metric: loss\n"
+    "  num_rungs: 3\n"
+    "  divisor: 2\n"
+    "  max_trials: 8\n"
+    "  max_length: 8\n"
+    "  max_concurrent_trials: 4\n";
+}  // namespace
+
+TEST_CASE("searcher-sim run: golden summary of a run derived by hand") {
+  const std::string config = write_config("equal.yaml", kAllEqualAsha);
+  const Run result = run("run --config '" + config + "' --workload counting-ones-1 --workers 4");
+  CHECK(result.code == 0);
+  CHECK(result.err.empty());
+  // counting-ones-1 at (1, 0.5) is -1.5. The best is the first trial to finish at length 8,
+  // the first created, whose request id for seed 0 is spec 1.2's golden one.
+  CHECK(result.out ==
+        "searcher 'async_halving' on workload 'counting-ones', 4 worker(s), seed 0\n"
+        "best metric -1.5 (trial ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8), found at 8 s\n"
+        "first trial at max_length after 8 s\n"
+        "trials created 8; validations per length: 2:8 4:8 8:8\n"
+        "training units 64; wall time 16 s; utilisation 100%\n"
+        "shutdown: completed\n");
+}
+
+TEST_CASE("searcher-sim preview --workers: the table plus wall time, utilisation and units") {
+  const std::string config = write_config("equal.yaml", kAllEqualAsha);
+  const Run instant = run("preview --config '" + config + "'");
+  const Run timed = run("preview --config '" + config + "' --workers 4");
+  CHECK(instant.code == 0);
+  CHECK(timed.code == 0);
+  CHECK(instant.out.find("This search will create a total of 8 trial(s).") != std::string::npos);
+  CHECK(timed.out == instant.out + "\nOn 4 simulated worker(s) at 1 s per length unit: wall time 16 s, "
+                                   "utilisation 100%, training units 64\n");
+  const Run slow = run("preview --json --config '" + config + "' --workers 2 --startup 1");
+  const nlohmann::json j = nlohmann::json::parse(slow.out);
+  CHECK(j["workers"]["wall_time"] == 36.0);  // four rounds of 1 + 8 s
+  CHECK(j["workers"]["training_units"] == 64);
+  CHECK(j["results"] == nlohmann::json::parse(run("preview --json --config '" + config + "'").out)["results"]);
+
+  const Run order = run("preview --config '" + config + "' --workers 2 --order random");
+  CHECK(order.code == 2);
+  CHECK(order.err.starts_with("searcher-sim preview: --order: not with --workers"));
+  const Run cost = run("preview --config '" + config + "' --crash-rate 0.1");
+  CHECK(cost.code == 2);
+  CHECK(cost.err.starts_with("searcher-sim preview: --crash-rate: needs --workers N"));
+}
+
+TEST_CASE("searcher-sim run --out: every file and plot, and fault options") {
+  const std::string out_dir = (scratch() / "faults-out").string();
+  const Run result = run("run --config '" + example("asha_hartmann6.yaml") +
+                         "' --workload mf-hartmann6 --workers 8 --crash-rate 0.005 "
+                         "--max-restarts 1 --stragglers 0.1 --worker-spread 0.3 --out '" +
+                         out_dir + "'");
+  CHECK(result.code == 0);
+  CHECK(result.out.find("\ncrashes ") != std::string::npos);
+  for (const char* file : {"summary.json", "trace.jsonl", "best_so_far.csv", "trials.csv",
+                           "best_so_far.svg", "workers.svg", "rungs.svg"}) {
+    INFO(file);
+    CHECK(fs::file_size(fs::path(out_dir) / file) > 0);
+  }
+  const nlohmann::json summary = nlohmann::json::parse(read_file(fs::path(out_dir) / "summary.json"));
+  CHECK(summary["crashes"].get<int>() > 0);
+  const auto trials = lines_of(read_file(fs::path(out_dir) / "trials.csv"));
+  CHECK(trials.size() == 257);  // header + 256 trials
+  CHECK(trials[0] == "trial,request_id,outcome,restarts,lengths");
+  CHECK(read_file(fs::path(out_dir) / "workers.svg").find("<title>trial 1 ") != std::string::npos);
+
+  const Run stragglers = run("run --config x.yaml --workload mf-branin --workers 2 --stragglers 2");
+  CHECK(stragglers.code == 2);
+  CHECK(stragglers.err.starts_with(
+      "searcher-sim run: --stragglers: must be a probability in [0, 1], got '2'"));
+  const Run factor = run("run --config x.yaml --workload mf-branin --workers 2 --straggler-factor 0.5");
+  CHECK(factor.err.starts_with("searcher-sim run: --straggler-factor: must be a number >= 1, got '0.5'"));
+  const Run restarts = run("run --config x.yaml --workload mf-branin --workers 2 --max-restarts -1");
+  CHECK(restarts.err.starts_with("searcher-sim run: --max-restarts: must be an integer >= 0, got '-1'"));
+}
+
+TEST_CASE("searcher-sim: every example that names a workload runs on it") {
+  int examples = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(HPSEARCH_SOURCE_DIR) / "examples")) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string text = read_file(entry.path());
+    const auto at = text.find("# workload: ");
+    if (at == std::string::npos) continue;
+    const std::string workload = text.substr(at + 12, text.find('\n', at) - at - 12);
+    INFO(entry.path().filename().string() << " on " << workload);
+    const Run result = run("run --json --config '" + entry.path().string() + "' --workload " +
+                           workload + " --workers 4");
+    CHECK(result.code == 0);
+    CHECK(result.err.empty());
+    if (result.code == 0) CHECK_FALSE(nlohmann::json::parse(result.out)["best_metric"].is_null());
+    ++examples;
+  }
+  CHECK(examples >= 12);
+}

@@ -93,3 +93,52 @@ TEST_CASE("workload: counting ones") {
   CHECK(*w->optimum() == -8);
   CHECK(w->value({1, 0, 1, 0, 0.5, 0.25, 0, 1}, 0.3) == -3.75);  // 1+1+0.5+0.25+1
 }
+
+TEST_CASE("workload: learning curves rise from their start, cross, and still inform") {
+  const auto curves = make_learning_curves(4);
+  CHECK(curves->name() == "learning-curves-4");
+  CHECK(curves->parameters().size() == 4);
+  CHECK_FALSE(curves->optimum().has_value());
+  CHECK(curves->cost(0.25) == 0.25);
+  // Configurations on a fixed lattice-like sweep of the unit cube.
+  std::vector<std::vector<double>> configs;
+  for (int i = 0; i < 120; ++i) {
+    configs.push_back({std::fmod(i * 0.618034, 1.0), std::fmod(i * 0.414214, 1.0),
+                       std::fmod(i * 0.732051, 1.0), std::fmod(i * 0.236068, 1.0)});
+  }
+  std::vector<double> early, final;
+  for (const auto& x : configs) {
+    // At epoch 1 every family equals the start value y0 in [0.05, 0.35]: error 1 - y0.
+    const double start = curves->value(x, 0.01);
+    CHECK(start >= 0.65);
+    CHECK(start <= 0.95);
+    CHECK(curves->value(x, 0.0) == start);  // t = max(1, 100 z)
+    double previous = start;
+    for (int step = 1; step <= 20; ++step) {
+      const double v = curves->value(x, step / 20.0);
+      CHECK(v <= previous + 1e-12);  // accuracy never falls
+      CHECK(v >= 0.05);              // never past the highest asymptote, 0.95
+      previous = v;
+    }
+    early.push_back(curves->value(x, 0.1));
+    final.push_back(curves->value(x, 1.0));
+  }
+  // Pairs whose order at epoch 10 is reversed at epoch 100: some (early stopping can be
+  // wrong), but a minority (the early ranking is informative).
+  int pairs = 0;
+  int crossed = 0;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    for (std::size_t j = i + 1; j < configs.size(); ++j) {
+      ++pairs;
+      crossed += (early[i] < early[j]) != (final[i] < final[j]) ? 1 : 0;
+    }
+  }
+  const double fraction = static_cast<double>(crossed) / pairs;
+  MESSAGE("learning curves: ", fraction * 100, "% of pairs cross between epochs 10 and 100");
+  CHECK(fraction > 0.05);
+  CHECK(fraction < 0.4);
+  // A fixed instance: the same function every time; another instance differs.
+  CHECK(make_learning_curves(4)->value(configs[3], 0.5) == curves->value(configs[3], 0.5));
+  CHECK(make_learning_curves(4, 1)->value(configs[3], 0.5) != curves->value(configs[3], 0.5));
+  CHECK_THROWS_AS((void)make_learning_curves(0), std::invalid_argument);
+}

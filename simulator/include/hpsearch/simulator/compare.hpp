@@ -29,10 +29,12 @@ struct ConfigComparison {
   std::string name;
   std::vector<Quartiles> at_times;  ///< best metric (or regret) at each of CompareResult::times
   Quartiles time_to_target;         ///< over the runs that reached the target
+  std::vector<Quartiles> curve;     ///< the same at each of CompareResult::curve_times
 };
 
 struct CompareResult {
   std::vector<double> times;
+  std::vector<double> curve_times;  ///< 100 even steps up to the longest run, for plots
   bool regret = false;  ///< values are best - optimum
   std::optional<double> target;
   std::uint64_t seeds = 0;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch {
 
@@ -26,12 +27,5 @@ struct DriveOptions {
 /// `out`, flushed after each line so a peer can wait for it.
 void run_drive(Searcher& searcher, std::istream& in, std::ostream& out,
                const DriveOptions& options = {});
-
-/// A JSON value as one line (invalid UTF-8 in strings is replaced, never thrown).
-[[nodiscard]] std::string json_line(const nlohmann::json& value);
-
-/// The protocol's answer to an event: `{"operations": [...]}` (with explanations if asked).
-[[nodiscard]] nlohmann::json operations_answer(const std::vector<Operation>& ops,
-                                               bool explain = false);
 
 }  // namespace hpsearch

@@ -4,9 +4,11 @@
 /// worker while it trains toward its validate_after length; when that is done and the searcher
 /// has not given it more work it checkpoints and frees the worker (as Determined's trials do),
 /// and a later validate_after relaunches it with a restore. Trials wait for workers in FIFO
-/// order. Events are ordered by (time, sequence number): no wall clock anywhere.
+/// order; a free worker is always the lowest-numbered one. Events are ordered by (time,
+/// sequence number): no wall clock anywhere.
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -26,16 +28,79 @@ struct CostModel {
   bool workload_cost = false;     ///< follow the workload's fidelity cost curve instead of linear
   double startup_seconds = 0;     ///< every launch of a trial process
   double checkpoint_seconds = 0;  ///< a trial saving its state when it pauses
-  double restore_seconds = 0;     ///< a paused trial loading its state when it resumes
+  double restore_seconds = 0;     ///< a resumed or restarted trial loading its checkpoint
   double noise_sigma = 0;         ///< lognormal noise on each training span (sigma of the log)
+  double config_sigma = 0;        ///< lognormal cost factor per trial (sigma of the log)
+  double worker_sigma = 0;        ///< lognormal speed per worker (sigma of the log)
+  double straggler_probability = 0;  ///< chance that a training span is a straggler
+  double straggler_factor = 5;       ///< how much slower a straggler span is
 };
+
+/// What goes wrong.
+struct FaultModel {
+  double crash_rate = 0;  ///< crashes per virtual second of training (exponential waiting time)
+  /// Restarts from the last checkpoint a trial gets before it exits early as errored
+  /// (Determined's max_restarts, default 5).
+  std::uint64_t max_restarts = 5;
+  /// Set when given explicitly (a command-line flag), so it overrides each config's value.
+  bool max_restarts_fixed = false;
+};
+
+/// Called now and then during a run: the searcher's progress in [0, 1] and the virtual time.
+using ProgressCallback = std::function<void(double progress, double now)>;
 
 struct RunOptions {
   std::uint64_t workers = 1;
   CostModel cost{};
-  std::uint32_t seed = 0;         ///< seeds the cost noise (Boost.Random), not the searcher
+  FaultModel faults{};
+  /// Gaussian noise on the metric the searcher sees (sigma); the summary's best metric is the
+  /// noise-free value of the trial the noisy metrics ranked best.
+  double metric_noise = 0;
+  std::uint32_t seed = 0;         ///< seeds every random draw of the run, not the searcher
   bool smaller_is_better = true;  ///< the config's direction; workloads are minimised
   std::ostream* trace = nullptr;  ///< JSON lines {"time", "in", "out"} for every searcher call
+  bool timeline = false;          ///< record worker spans, validations and trials for plots
+  /// Replaces the workload's value (a trial's creation index and its fidelity in, the metric
+  /// out); previews use it for their constant, random and trial-id metrics.
+  std::function<double(std::uint64_t trial, double fidelity)> metric{};
+  ProgressCallback on_progress{};
+};
+
+/// How a trial ended.
+enum class TrialOutcome { kCompleted, kStopped, kErrored, kUnfinished };
+[[nodiscard]] const char* outcome_name(TrialOutcome outcome);
+
+/// A worker's occupation by one trial launch: from taking the worker (start-up, restore) to
+/// freeing it (after the checkpoint, or at a crash).
+struct WorkerSpan {
+  std::uint32_t worker = 0;
+  std::uint32_t trial = 0;  ///< creation index
+  double start = 0;
+  double end = 0;
+  bool crashed = false;
+};
+
+/// One completed validation.
+struct ValidationRecord {
+  double time = 0;
+  std::uint32_t trial = 0;
+  std::uint64_t length = 0;
+  double value = 0;  ///< noise-free workload value
+};
+
+struct TrialRecord {
+  RequestId id;
+  TrialOutcome outcome = TrialOutcome::kUnfinished;
+  std::vector<std::uint64_t> lengths{};  ///< completed validate_after lengths, in order
+  std::uint64_t restarts = 0;
+};
+
+/// What recording a timeline adds to a summary.
+struct Timeline {
+  std::vector<WorkerSpan> spans;
+  std::vector<ValidationRecord> validations;
+  std::vector<TrialRecord> trials;  ///< creation order
+  std::vector<double> worker_speeds;
 };
 
 /// What a simulated run did.
@@ -46,11 +111,16 @@ struct RunSummary {
   std::optional<double> first_full_length_at;  ///< first validation at max_length
   std::uint64_t trials_created = 0;
   std::map<std::uint64_t, std::uint64_t> validations_per_length;
-  std::uint64_t training_units = 0;
+  std::uint64_t training_units = 0;  ///< units of completed validations (lost work excluded)
   double wall_time = 0;
   double utilisation = 0;  ///< busy worker time / (workers x wall time)
+  std::uint64_t crashes = 0;
+  std::uint64_t errored_trials = 0;  ///< trials that used up their restarts
+  double lost_seconds = 0;           ///< training time thrown away by crashes
+  std::uint64_t events = 0;          ///< simulator events processed (benchmarks count them)
   Shutdown shutdown;
   std::vector<std::pair<double, double>> best_so_far;  ///< (time, best) at each improvement
+  Timeline timeline;  ///< filled when RunOptions::timeline
 
   [[nodiscard]] nlohmann::json to_json() const;
 };
@@ -58,11 +128,6 @@ struct RunSummary {
 /// The config's top-level hyperparameters must be exactly the workload's inputs. Throws
 /// std::invalid_argument naming the missing and the extra ones.
 void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space);
-
-/// A workload by name: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6 (and their
-/// -dragonfly forms), prior-hartmann-{default,good,moderate,bad,terrible}, counting-ones-N.
-/// Throws std::invalid_argument listing the names.
-[[nodiscard]] std::unique_ptr<Workload> make_workload(const std::string& name);
 
 /// Plays the search to its shutdown. Throws SimulationError if it stalls.
 [[nodiscard]] RunSummary run_simulation(Searcher& searcher, const Workload& workload,

@@ -4,7 +4,10 @@
 /// searches. Closed-form multi-fidelity benchmarks (spec/benchmarks.md section 2) with their
 /// published conventions; fidelity z is length / max_length in [0, 1], z = 1 the target.
 
+#include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,7 +20,12 @@ struct WorkloadParameter {
   std::string name;
   double minval = 0;
   double maxval = 1;
-  bool binary = false;  ///< takes only the values 0 and 1 (counting ones' categoricals)
+  bool binary = false;               ///< takes only the values 0 and 1 (counting ones' categoricals)
+  std::vector<std::string> choices{};  ///< a categorical of strings (tables): read as the index
+
+  /// The number `value` reads for a hyperparameter value: the number itself, or the index of
+  /// the choice. Precondition: the value fits (check_workload_parameters).
+  [[nodiscard]] double encode(const nlohmann::json& value) const;
 };
 
 /// A benchmark function of a configuration and a fidelity. Smaller is better. An open set
@@ -28,7 +36,10 @@ class Workload {
   [[nodiscard]] virtual std::string_view name() const = 0;
   /// The hyperparameters it reads, in the order `value` takes them.
   [[nodiscard]] virtual std::vector<WorkloadParameter> parameters() const = 0;
-  /// The noise-free metric at fidelity z in [0, 1]. Precondition: x.size() == parameters().size().
+  /// The point `value` is evaluated at for a configuration (encoded in parameters() order):
+  /// the configuration itself, or for a table its nearest listed row. Called once per trial.
+  [[nodiscard]] virtual std::vector<double> locate(std::vector<double> x) const { return x; }
+  /// The noise-free metric at fidelity z in [0, 1], at a point `locate` returned.
   [[nodiscard]] virtual double value(const std::vector<double>& x, double fidelity) const = 0;
   /// Relative cost of evaluating at fidelity z; 1 at z = 1.
   [[nodiscard]] virtual double cost(double fidelity) const = 0;
@@ -53,5 +64,35 @@ enum class FidelityConvention { kAllCoefficients, kFirstCoefficient };
 /// Counting ones (BOHB) with n binary and n continuous inputs; the noise-free value is the
 /// expectation -(sum x + sum y); cost proportional to the budget (fidelity).
 [[nodiscard]] std::unique_ptr<Workload> make_counting_ones(int per_kind);
+
+/// Synthetic learning curves (spec benchmarks.md 2.6) on x0 .. x(d-1) in [0, 1]: the metric is
+/// the error 1 - y(t) of a weighted mix of pow3, ilog2 and Janoschek accuracy curves over
+/// t = max(1, 100 z) epochs, whose asymptote, start, speeds and weights are smooth random
+/// functions of the configuration (random Fourier features, fixed by `instance`). Speed and
+/// final level vary independently, so curves cross and early stopping can be wrong. Linear
+/// cost; no known optimum.
+[[nodiscard]] std::unique_ptr<Workload> make_learning_curves(int dimensions,
+                                                             std::uint32_t instance = 0);
+
+/// A YAHPO rbv2 table (hp_key, train_frac, f1, f1_std, acc, acc_std, auc, auc_std): the metric
+/// is the error 1 - acc of the listed configuration nearest to the trial's (numeric inputs
+/// scaled to [0, 1] over the table's range, logarithmically where it spans 100x or more;
+/// a different categorical counts 1; inactive inputs are skipped), interpolated linearly
+/// between the tabulated train fractions (below the lowest, its value). Cost is linear in
+/// train_frac (z). The optimum is the table's best error at train_frac 1. Throws
+/// std::invalid_argument naming the file and line of anything it cannot read.
+[[nodiscard]] std::unique_ptr<Workload> make_table_workload(const std::filesystem::path& csv,
+                                                            std::string name);
+
+/// Where the shipped data (data/yahpo-rbv2) is: the source tree's data/ directory.
+[[nodiscard]] std::filesystem::path default_data_dir();
+
+/// A workload by name: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6 (and their
+/// -dragonfly forms), prior-hartmann-{default,good,moderate,bad,terrible}, counting-ones-N,
+/// learning-curves-N, rbv2-{svm,glmnet,aknn} (tables read from data_dir/yahpo-rbv2). Throws
+/// std::invalid_argument listing the names.
+[[nodiscard]] std::unique_ptr<Workload> make_workload(const std::string& name,
+                                                      const std::filesystem::path& data_dir =
+                                                          default_data_dir());
 
 }  // namespace hpsearch

@@ -1,0 +1,15 @@
+#include "hpsearch/searcher/json_lines.hpp"
+
+namespace hpsearch {
+
+nlohmann::json operations_answer(const std::vector<Operation>& ops, bool explain) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Operation& op : ops) list.push_back(operation_to_json(op, explain));
+  return {{"operations", std::move(list)}};
+}
+
+std::string json_line(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace hpsearch

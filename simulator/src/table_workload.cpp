@@ -1,0 +1,320 @@
+// A tabulated workload: YAHPO rbv2 tables (data/yahpo-rbv2/README.md). Each trial is mapped
+// once, when created, to the nearest listed configuration; its metric at a fidelity is that
+// configuration's error, interpolated between the tabulated train fractions.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "hpsearch/searcher/assert.hpp"
+#include "hpsearch/simulator/workload.hpp"
+
+namespace hpsearch {
+namespace {
+
+constexpr const char* kHeader = "hp_key,train_frac,f1,f1_std,acc,acc_std,auc,auc_std";
+constexpr double kLogScaleRatio = 100;  // numeric inputs spanning this much are compared in logs
+
+// One value of a hp_key: a number, a string, or None (inactive).
+struct KeyValue {
+  std::optional<double> number;
+  std::optional<std::string> text;
+};
+
+class LineError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Reads a Python dict literal of the form {'name': 41, 'kernel': 'radial', 'degree': None}.
+class DictReader {
+ public:
+  explicit DictReader(std::string_view text) : text_(text) {}
+
+  std::vector<std::pair<std::string, KeyValue>> read() {
+    std::vector<std::pair<std::string, KeyValue>> entries;
+    expect('{');
+    if (peek() == '}') return ++pos_, entries;
+    while (true) {
+      std::string key = quoted();
+      expect(':');
+      entries.emplace_back(std::move(key), value());
+      skip_spaces();
+      if (peek() == '}') break;
+      expect(',');
+    }
+    ++pos_;
+    skip_spaces();
+    if (pos_ != text_.size()) fail("text after the closing '}'");
+    return entries;
+  }
+
+ private:
+  char peek() {
+    skip_spaces();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  void skip_spaces() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+  void expect(char c) {
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw LineError("hp_key: " + what + " at character " + std::to_string(pos_ + 1));
+  }
+  std::string quoted() {
+    expect('\'');
+    const std::size_t end = text_.find('\'', pos_);
+    if (end == std::string_view::npos) fail("unterminated string");
+    std::string out(text_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return out;
+  }
+  KeyValue value() {
+    const char c = peek();
+    if (c == '\'') return {std::nullopt, quoted()};
+    if (text_.substr(pos_).starts_with("None")) {
+      pos_ += 4;
+      return {};
+    }
+    double number = 0;
+    const auto result = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), number);
+    if (result.ec != std::errc()) fail("expected a number, a quoted string or None");
+    pos_ = static_cast<std::size_t>(result.ptr - text_.data());
+    return {number, std::nullopt};
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+double parse_number(std::string_view field, const char* column) {
+  double value = 0;
+  const auto result = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (field.empty() || result.ec != std::errc() || result.ptr != field.data() + field.size()) {
+    throw LineError(std::string(column) + ": expected a number, got '" + std::string(field) + "'");
+  }
+  return value;
+}
+
+struct Column {
+  std::string name;
+  bool categorical = false;
+  bool log_scale = false;
+  double minval = std::numeric_limits<double>::infinity();
+  double maxval = -std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices{};  // sorted
+};
+
+class TableWorkload final : public Workload {
+ public:
+  TableWorkload(const std::filesystem::path& path, std::string name) : name_(std::move(name)) {
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("cannot read table '" + path.string() + "'");
+    std::string line;
+    std::getline(in, line);
+    if (line != kHeader) {
+      throw std::invalid_argument(path.string() + ":1: expected the header '" + kHeader + "'");
+    }
+    std::map<std::string, std::size_t> row_of_key;
+    std::vector<std::vector<KeyValue>> raw;  // per configuration, in column order
+    std::map<double, std::vector<std::optional<double>>> accuracy;  // train_frac -> per config
+    for (std::size_t number = 2; std::getline(in, line); ++number) {
+      if (line.empty()) continue;
+      try {
+        read_line(line, row_of_key, raw, accuracy);
+      } catch (const LineError& e) {
+        throw std::invalid_argument(path.string() + ":" + std::to_string(number) + ": " + e.what());
+      }
+    }
+    if (raw.empty()) throw std::invalid_argument(path.string() + ": no rows");
+    finish(path, raw, accuracy);
+  }
+
+  std::string_view name() const override { return name_; }
+  std::vector<WorkloadParameter> parameters() const override {
+    std::vector<WorkloadParameter> out;
+    for (const Column& c : columns_) {
+      if (c.categorical) {
+        out.push_back({c.name, 0, 0, false, c.choices});
+      } else {
+        out.push_back({c.name, c.minval, c.maxval, false, {}});
+      }
+    }
+    return out;
+  }
+  std::vector<double> locate(std::vector<double> x) const override {
+    HPSEARCH_ASSERT(x.size() == columns_.size(), "wrong input size");
+    for (std::size_t j = 0; j < x.size(); ++j) x[j] = scaled(j, x[j]);
+    double best = std::numeric_limits<double>::infinity();
+    std::size_t best_row = 0;
+    for (std::size_t row = 0; row < points_.size(); ++row) {
+      double distance = 0;
+      for (std::size_t j = 0; j < x.size() && distance < best; ++j) {
+        const double v = points_[row][j];
+        if (std::isnan(v)) continue;  // inactive in this configuration
+        const double d = columns_[j].categorical ? (v == x[j] ? 0.0 : 1.0) : v - x[j];
+        distance += d * d;
+      }
+      if (distance < best) {
+        best = distance;
+        best_row = row;
+      }
+    }
+    return {static_cast<double>(best_row)};
+  }
+  double value(const std::vector<double>& x, double z) const override {
+    HPSEARCH_ASSERT(x.size() == 1 && x[0] >= 0 && x[0] < static_cast<double>(errors_.size()),
+                    "a table's value needs the row locate() returned");
+    const std::vector<double>& errors = errors_[static_cast<std::size_t>(x[0])];
+    if (z <= fractions_.front()) return errors.front();
+    for (std::size_t i = 1; i < fractions_.size(); ++i) {
+      if (z <= fractions_[i]) {
+        const double w = (z - fractions_[i - 1]) / (fractions_[i] - fractions_[i - 1]);
+        return errors[i - 1] + w * (errors[i] - errors[i - 1]);
+      }
+    }
+    return errors.back();
+  }
+  double cost(double z) const override { return z; }
+  std::optional<double> optimum() const override { return optimum_; }
+
+ private:
+  void read_line(const std::string& line, std::map<std::string, std::size_t>& row_of_key,
+                 std::vector<std::vector<KeyValue>>& raw,
+                 std::map<double, std::vector<std::optional<double>>>& accuracy) {
+    if (line.front() != '"') throw LineError("hp_key: expected a quoted dict");
+    const std::size_t close = line.find('"', 1);
+    if (close == std::string::npos || close + 1 >= line.size() || line[close + 1] != ',') {
+      throw LineError("hp_key: unterminated quoted dict");
+    }
+    const std::string key = line.substr(1, close - 1);
+    std::vector<std::string_view> fields;
+    std::string_view rest(line);
+    rest.remove_prefix(close + 2);
+    for (std::size_t comma; (comma = rest.find(',')) != std::string_view::npos;) {
+      fields.push_back(rest.substr(0, comma));
+      rest.remove_prefix(comma + 1);
+    }
+    fields.push_back(rest);
+    if (fields.size() != 7) {
+      throw LineError("expected 8 columns, got " + std::to_string(fields.size() + 1));
+    }
+    const double fraction = parse_number(fields[0], "train_frac");
+    const double acc = parse_number(fields[3], "acc");
+    auto [it, inserted] = row_of_key.try_emplace(key, raw.size());
+    if (inserted) {
+      std::vector<KeyValue> values;
+      const auto entries = DictReader(key).read();
+      if (columns_.empty()) {
+        for (const auto& [name, value] : entries) columns_.push_back({name});
+      }
+      if (entries.size() != columns_.size()) {
+        throw LineError("hp_key: expected the keys of the first row");
+      }
+      for (std::size_t j = 0; j < entries.size(); ++j) {
+        if (entries[j].first != columns_[j].name) {
+          throw LineError("hp_key: expected key '" + columns_[j].name + "', got '" +
+                          entries[j].first + "'");
+        }
+        values.push_back(entries[j].second);
+      }
+      raw.push_back(std::move(values));
+    }
+    std::vector<std::optional<double>>& at = accuracy[fraction];
+    at.resize(raw.size());
+    if (at[it->second]) throw LineError("a second row for this hp_key and train_frac");
+    at[it->second] = acc;
+  }
+
+  void finish(const std::filesystem::path& path, const std::vector<std::vector<KeyValue>>& raw,
+              const std::map<double, std::vector<std::optional<double>>>& accuracy) {
+    for (std::size_t j = 0; j < columns_.size(); ++j) {
+      Column& c = columns_[j];
+      bool numbers = false;
+      bool texts = false;
+      for (const std::vector<KeyValue>& row : raw) {
+        if (row[j].number) {
+          numbers = true;
+          c.minval = std::min(c.minval, *row[j].number);
+          c.maxval = std::max(c.maxval, *row[j].number);
+        } else if (row[j].text) {
+          texts = true;
+          if (std::find(c.choices.begin(), c.choices.end(), *row[j].text) == c.choices.end()) {
+            c.choices.push_back(*row[j].text);
+          }
+        }
+      }
+      if (numbers == texts) {
+        throw std::invalid_argument(path.string() + ": column '" + c.name +
+                                    "' must hold only numbers or only strings");
+      }
+      c.categorical = texts;
+      std::sort(c.choices.begin(), c.choices.end());
+      c.log_scale = numbers && c.minval > 0 && c.maxval >= kLogScaleRatio * c.minval;
+    }
+    for (const std::vector<KeyValue>& row : raw) {
+      std::vector<double> point;
+      for (std::size_t j = 0; j < columns_.size(); ++j) {
+        const Column& c = columns_[j];
+        if (row[j].number) {
+          point.push_back(scaled(j, *row[j].number));
+        } else if (row[j].text) {
+          const auto it = std::find(c.choices.begin(), c.choices.end(), *row[j].text);
+          point.push_back(static_cast<double>(it - c.choices.begin()));
+        } else {
+          point.push_back(std::numeric_limits<double>::quiet_NaN());
+        }
+      }
+      points_.push_back(std::move(point));
+    }
+    errors_.assign(raw.size(), {});
+    for (const auto& [fraction, per_config] : accuracy) {
+      fractions_.push_back(fraction);
+      for (std::size_t row = 0; row < raw.size(); ++row) {
+        if (row >= per_config.size() || !per_config[row]) {
+          std::ostringstream message;
+          message << path.string() << ": configuration " << row + 1 << " (in order of appearance) has no row at train_frac " << fraction;
+          throw std::invalid_argument(message.str());
+        }
+        errors_[row].push_back(1 - *per_config[row]);
+      }
+    }
+    optimum_ = std::numeric_limits<double>::infinity();
+    for (const std::vector<double>& errors : errors_) optimum_ = std::min(optimum_, errors.back());
+  }
+
+  // A numeric input on [0, 1] over the table's range (in logs where it spans 100x or more);
+  // categoricals stay choice indices.
+  double scaled(std::size_t j, double v) const {
+    const Column& c = columns_[j];
+    if (c.categorical) return v;
+    if (c.maxval <= c.minval) return 0;
+    if (c.log_scale) {
+      return (std::log(std::max(v, c.minval)) - std::log(c.minval)) /
+             (std::log(c.maxval) - std::log(c.minval));
+    }
+    return (v - c.minval) / (c.maxval - c.minval);
+  }
+
+  std::string name_;
+  std::vector<Column> columns_;
+  std::vector<std::vector<double>> points_;  // scaled, NaN where inactive
+  std::vector<double> fractions_;            // ascending
+  std::vector<std::vector<double>> errors_;  // per configuration, per fraction
+  double optimum_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_table_workload(const std::filesystem::path& csv, std::string name) {
+  return std::make_unique<TableWorkload>(csv, std::move(name));
+}
+
+}  // namespace hpsearch

@@ -1,0 +1,176 @@
+// Workloads by name, and whether a config's hyperparameters fit one.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "hpsearch/simulator/engine.hpp"
+#include "hpsearch/simulator/workload.hpp"
+
+namespace hpsearch {
+namespace {
+
+std::string domain_text(const WorkloadParameter& p) {
+  std::ostringstream text;
+  if (!p.choices.empty()) {
+    text << "one of";
+    for (std::size_t i = 0; i < p.choices.size(); ++i) text << (i == 0 ? " \"" : ", \"") << p.choices[i] << '"';
+  } else if (p.binary) {
+    text << "0 or 1";
+  } else {
+    text << "a number in [" << p.minval << ", " << p.maxval << "]";
+  }
+  return text.str();
+}
+
+bool fits(const WorkloadParameter& p, const nlohmann::json& value) {
+  if (!p.choices.empty()) {
+    return value.is_string() &&
+           std::find(p.choices.begin(), p.choices.end(), value.get<std::string>()) != p.choices.end();
+  }
+  if (!value.is_number()) return false;
+  const double v = value.get<double>();
+  if (p.binary) return v == 0 || v == 1;
+  return v >= p.minval && v <= p.maxval;
+}
+
+// Why a hyperparameter's values do not fit a workload input; empty if they all do.
+std::string misfit(const WorkloadParameter& p, const Hyperparameter& hp) {
+  const auto range = [](double lo, double hi) {
+    std::ostringstream text;
+    text << "ranges over [" << lo << ", " << hi << "]";
+    return text.str();
+  };
+  const auto values_fit = [&](const std::vector<nlohmann::json>& values) -> std::string {
+    for (const nlohmann::json& v : values) {
+      if (!fits(p, v)) return "takes the value " + v.dump();
+    }
+    return "";
+  };
+  if (const auto* c = std::get_if<ConstHp>(&hp)) return values_fit({c->value});
+  if (const auto* c = std::get_if<CategoricalHp>(&hp)) return values_fit(c->values);
+  const bool numeric = p.choices.empty() && !p.binary;
+  if (const auto* i = std::get_if<IntHp>(&hp)) {
+    const auto lo = static_cast<double>(i->minval);
+    const auto hi = static_cast<double>(i->maxval);
+    const bool ok = p.binary ? (lo >= 0 && hi <= 1) : numeric && lo >= p.minval && hi <= p.maxval;
+    return ok ? "" : range(lo, hi);
+  }
+  if (const auto* d = std::get_if<DoubleHp>(&hp)) {
+    return numeric && d->minval >= p.minval && d->maxval <= p.maxval ? ""
+                                                                     : range(d->minval, d->maxval);
+  }
+  if (const auto* l = std::get_if<LogHp>(&hp)) {
+    const double lo = std::pow(l->base, std::min(l->minval, l->maxval));
+    const double hi = std::pow(l->base, std::max(l->minval, l->maxval));
+    return numeric && std::min(lo, hi) >= p.minval && std::max(lo, hi) <= p.maxval
+               ? ""
+               : range(std::min(lo, hi), std::max(lo, hi));
+  }
+  return "is a nested map";
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) {
+    if (!text.empty()) text += ", ";
+    text += name;
+  }
+  return text;
+}
+
+// A count suffix such as the 4 of counting-ones-4, in [1, 999].
+std::optional<int> count_suffix(const std::string& name, const std::string& prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  const std::string n = name.substr(prefix.size());
+  if (n.empty() || n.size() > 3 || !std::all_of(n.begin(), n.end(), ::isdigit)) return std::nullopt;
+  const int value = std::stoi(n);
+  return value >= 1 ? std::optional<int>(value) : std::nullopt;
+}
+
+}  // namespace
+
+double WorkloadParameter::encode(const nlohmann::json& value) const {
+  if (choices.empty()) return value.get<double>();
+  const auto it = std::find(choices.begin(), choices.end(), value.get<std::string>());
+  return static_cast<double>(it - choices.begin());
+}
+
+void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space) {
+  const std::vector<WorkloadParameter> parameters = workload.parameters();
+  std::set<std::string> wanted;
+  std::string reads;
+  for (const WorkloadParameter& p : parameters) {
+    wanted.insert(p.name);
+    if (!reads.empty()) reads += ", ";
+    reads += p.name;
+    if (p.binary) {
+      reads += " in {0, 1}";
+    } else if (p.choices.empty()) {
+      reads += " in ";
+      reads += domain_text(p).substr(12);  // "[lo, hi]" without "a number in "
+    } else {
+      reads += ' ';
+      reads += domain_text(p);
+    }
+  }
+  std::set<std::string> given;
+  for (const NamedHyperparameter& entry : space.entries()) given.insert(entry.name);
+  std::set<std::string> missing;
+  std::set<std::string> extra;
+  std::set_difference(wanted.begin(), wanted.end(), given.begin(), given.end(),
+                      std::inserter(missing, missing.end()));
+  std::set_difference(given.begin(), given.end(), wanted.begin(), wanted.end(),
+                      std::inserter(extra, extra.end()));
+  const std::string prefix =
+      "the config's hyperparameters do not fit workload '" + std::string(workload.name()) + "':";
+  if (!missing.empty() || !extra.empty()) {
+    std::string message = prefix;
+    if (!missing.empty()) message += " missing " + joined(missing) + ";";
+    if (!extra.empty()) message += " extra " + joined(extra) + ";";
+    throw std::invalid_argument(message + " it reads " + reads);
+  }
+  // Every value a trial can get must be one the workload reads, so that no trial fails in
+  // the middle of a run.
+  for (const NamedHyperparameter& entry : space.entries()) {
+    const auto p = std::find_if(parameters.begin(), parameters.end(),
+                                [&](const WorkloadParameter& w) { return w.name == entry.name; });
+    if (const std::string why = misfit(*p, entry.value); !why.empty()) {
+      throw std::invalid_argument(prefix + " " + entry.name + " " + why + ", but the workload reads " +
+                                  domain_text(*p) + " there");
+    }
+  }
+}
+
+std::filesystem::path default_data_dir() { return HPSEARCH_DEFAULT_DATA_DIR; }
+
+std::unique_ptr<Workload> make_workload(const std::string& name,
+                                        const std::filesystem::path& data_dir) {
+  if (name == "mf-branin") return make_mf_branin(FidelityConvention::kAllCoefficients);
+  if (name == "mf-branin-dragonfly") return make_mf_branin(FidelityConvention::kFirstCoefficient);
+  if (name == "mf-hartmann3") return make_mf_hartmann(3, FidelityConvention::kAllCoefficients);
+  if (name == "mf-hartmann6") return make_mf_hartmann(6, FidelityConvention::kAllCoefficients);
+  if (name == "mf-hartmann3-dragonfly") return make_mf_hartmann(3, FidelityConvention::kFirstCoefficient);
+  if (name == "mf-hartmann6-dragonfly") return make_mf_hartmann(6, FidelityConvention::kFirstCoefficient);
+  if (name.starts_with("prior-hartmann-")) return make_prior_hartmann(name.substr(15));
+  if (const auto n = count_suffix(name, "counting-ones-")) return make_counting_ones(*n);
+  if (const auto n = count_suffix(name, "learning-curves-")) return make_learning_curves(*n);
+  for (const char* learner : {"svm", "glmnet", "aknn"}) {
+    if (name == std::string("rbv2-") + learner) {
+      std::string file = "rbv2_";
+      file += learner;
+      file += "-1220.csv";
+      return make_table_workload(data_dir / "yahpo-rbv2" / file, name);
+    }
+  }
+  throw std::invalid_argument(
+      "unknown workload '" + name +
+      "' (workloads: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6, "
+      "mf-hartmann3-dragonfly, mf-hartmann6-dragonfly, prior-hartmann-{default,good,moderate,"
+      "bad,terrible}, counting-ones-N, learning-curves-N, rbv2-svm, rbv2-glmnet, rbv2-aknn)");
+}
+
+}  // namespace hpsearch

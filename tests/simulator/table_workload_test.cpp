@@ -1,0 +1,116 @@
+// The tabulated workload, on a small table whose answers are worked out by hand, and on the
+// shipped YAHPO rbv2 tables.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hpsearch/simulator/workload.hpp"
+#include "support/ops.hpp"
+
+using namespace hpsearch;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kHeader = "hp_key,train_frac,f1,f1_std,acc,acc_std,auc,auc_std\n";
+
+fs::path write_table(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / ("hpsearch-table-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+// c spans 1..1000 (compared in logs: 0, 1/3, 1), kernel is categorical (a, b), g is linear on
+// 0.5..1.5 and inactive for kernel b.
+const std::string kSmall = std::string(kHeader) +
+                           "\"{'c': 1.0, 'kernel': 'b', 'g': None}\",0.5,0,0,0.8,0,0,0\n"
+                           "\"{'c': 1.0, 'kernel': 'b', 'g': None}\",1.0,0,0,0.9,0,0,0\n"
+                           "\"{'c': 1000.0, 'kernel': 'a', 'g': 0.5}\",0.5,0,0,0.6,0,0,0\n"
+                           "\"{'c': 1000.0, 'kernel': 'a', 'g': 0.5}\",1.0,0,0,0.7,0,0,0\n"
+                           "\"{'c': 10.0, 'kernel': 'a', 'g': 1.5}\",0.5,0,0,0.5,0,0,0\n"
+                           "\"{'c': 10.0, 'kernel': 'a', 'g': 1.5}\",1.0,0,0,0.95,0,0,0\n";
+
+}  // namespace
+
+TEST_CASE("table workload: inputs, nearest configuration and interpolation") {
+  const auto table = make_table_workload(write_table("small.csv", kSmall), "small");
+  const std::vector<WorkloadParameter> p = table->parameters();
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].name == "c");
+  CHECK(p[0].minval == 1);
+  CHECK(p[0].maxval == 1000);
+  CHECK(p[1].name == "kernel");
+  CHECK(p[1].choices == std::vector<std::string>{"a", "b"});
+  CHECK(p[2].name == "g");
+  CHECK(p[2].maxval == 1.5);
+  CHECK(table->optimum() == doctest::Approx(0.05));  // 1 - 0.95
+  // (1, b, 1.5): row 1 matches c and kernel, and its g is inactive: distance 0.
+  CHECK(table->locate({1, 1, 1.5}) == std::vector<double>{0});
+  // (100, a, 0.5): log c = 2/3. Row 2 is (1 - 2/3)^2 = 1/9 away, row 3 (1/3)^2 + 1^2, row 1
+  // (2/3)^2 + 1 (kernel).
+  CHECK(table->locate({100, 0, 0.5}) == std::vector<double>{1});
+  // Row 2's errors are 0.4 at 0.5 and 0.3 at 1.0.
+  CHECK(table->value({1}, 0.75) == doctest::Approx(0.35));
+  CHECK(table->value({1}, 0.2) == doctest::Approx(0.4));  // below the lowest fraction
+  CHECK(table->value({1}, 1.0) == doctest::Approx(0.3));
+  CHECK(table->cost(0.5) == 0.5);
+  CHECK(p[1].encode("b") == 1);
+}
+
+TEST_CASE("table workload: unreadable tables name the file, line and column") {
+  const auto error_of = [](const std::string& text) {
+    const fs::path path = write_table("bad.csv", text);
+    try {
+      (void)make_table_workload(path, "bad");
+    } catch (const std::invalid_argument& e) {
+      std::string message = e.what();
+      return message.substr(message.find("bad.csv"));
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("a,b\n") ==
+        "bad.csv:1: expected the header 'hp_key,train_frac,f1,f1_std,acc,acc_std,auc,auc_std'");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,x,0,0,0\n") ==
+        "bad.csv:2: acc: expected a number, got 'x'");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,0.5,0,0\n") ==
+        "bad.csv:2: expected 8 columns, got 7");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': True}\",0.5,0,0,0.5,0,0,0\n") ==
+        "bad.csv:2: hp_key: expected a number, a quoted string or None at character 7");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,0.5,0,0,0\n"
+                                        "\"{'d': 1.0}\",0.5,0,0,0.5,0,0,0\n") ==
+        "bad.csv:3: hp_key: expected key 'c', got 'd'");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,0.5,0,0,0\n"
+                                        "\"{'c': 2.0}\",0.5,0,0,0.5,0,0,0\n"
+                                        "\"{'c': 2.0}\",1.0,0,0,0.5,0,0,0\n") ==
+        "bad.csv: configuration 1 (in order of appearance) has no row at train_frac 1");
+  CHECK(error_of(std::string(kHeader)) == "bad.csv: no rows");
+}
+
+TEST_CASE("table workload: the shipped YAHPO rbv2 tables") {
+  const auto svm = make_workload("rbv2-svm");
+  CHECK(svm->name() == "rbv2-svm");
+  const std::vector<WorkloadParameter> p = svm->parameters();
+  REQUIRE(p.size() == 6);
+  CHECK(p[0].name == "cost");
+  CHECK(p[1].choices == std::vector<std::string>{"linear", "polynomial", "radial"});
+  CHECK(p[5].name == "degree");
+  // The best accuracy at train_frac 1 in rbv2_svm-1220.csv is 0.8525707.
+  CHECK(*svm->optimum() == doctest::Approx(1 - 0.8525707));
+  CHECK(p[2].choices == std::vector<std::string>{"impute.hist", "impute.mean", "impute.median"});
+  // The first listed configuration (data line 2: radial, impute.median; its degree is
+  // inactive): acc 0.83267796 at 0.05, 0.8442664 at 0.25.
+  const std::vector<double> first = svm->locate(
+      {55.07756349624877, 2, 2, 0.0010688655367635522, 6659.16924059112, 3});
+  CHECK(first == std::vector<double>{0});
+  CHECK(svm->value(first, 0.05) == doctest::Approx(1 - 0.83267796));
+  CHECK(svm->value(first, 0.25) == doctest::Approx(1 - 0.8442664));
+  CHECK(make_workload("rbv2-glmnet")->parameters().size() == 3);
+  CHECK(make_workload("rbv2-aknn")->parameters().size() == 6);
+  HPSEARCH_CHECK_THROWS_TEXT((void)make_workload("rbv2-svm", "/nonexistent"),
+                             "cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
+                             std::invalid_argument);
+}
