@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "hpsearch/config/command_line.hpp"
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/simulator/compare.hpp"
 #include "hpsearch/simulator/drive.hpp"
@@ -197,10 +198,6 @@ Options:
   --help               this text
 )";
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct ParsedArgs {
   std::map<std::string, std::string> values;
@@ -239,13 +236,9 @@ ParsedArgs parse_args(const std::string& command, const std::vector<std::string>
   return parsed;
 }
 
+
 std::uint32_t parse_seed(const std::string& option, const std::string& text) {
-  std::uint32_t value = 0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) {
-    throw UsageError(option + ": must be an integer between 0 and 4294967295, got '" + text + "'");
-  }
-  return value;
+  return static_cast<std::uint32_t>(parse_count(option, text, 0, 4294967295U));
 }
 
 template <class T>
@@ -288,30 +281,6 @@ int drive_command(const std::vector<std::string>& args, std::istream& in, std::o
   return kExitOk;
 }
 
-double parse_seconds(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !std::isfinite(value) || value < 0) {
-    throw UsageError(option + ": must be a number >= 0, got '" + text + "'");
-  }
-  return value;
-}
-
-std::uint64_t parse_workers(const std::string& text) {
-  std::uint64_t value = 0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size() ||
-      value < 1 || value > 1'000'000) {
-    throw UsageError("--workers: must be an integer between 1 and 1000000, got '" + text + "'");
-  }
-  return value;
-}
-
 // The cost and fault options `run`, `compare` and `preview --workers` share.
 const std::set<std::string> kCostOptions = {
     "--seconds-per-unit", "--startup",    "--checkpoint",       "--restore",
@@ -324,7 +293,7 @@ std::set<std::string> with_cost_options(std::set<std::string> options) {
 }
 
 double parse_probability(const std::string& option, const std::string& text) {
-  const double value = parse_seconds(option, text);
+  const double value = parse_nonnegative(option, text);
   if (value > 1) throw UsageError(option + ": must be a probability in [0, 1], got '" + text + "'");
   return value;
 }
@@ -333,9 +302,9 @@ double parse_probability(const std::string& option, const std::string& text) {
 RunOptions run_options(const ParsedArgs& parsed) {
   if (!parsed.values.contains("--workers")) throw UsageError("--workers N is required");
   RunOptions options;
-  options.workers = parse_workers(parsed.values.at("--workers"));
+  options.workers = parse_count("--workers", parsed.values.at("--workers"), 1, 1'000'000);
   const auto value = [&](const char* option, double fallback) {
-    return parsed.values.contains(option) ? parse_seconds(option, parsed.values.at(option))
+    return parsed.values.contains(option) ? parse_nonnegative(option, parsed.values.at(option))
                                           : fallback;
   };
   CostModel& cost = options.cost;
@@ -358,11 +327,7 @@ RunOptions run_options(const ParsedArgs& parsed) {
   options.faults.crash_rate = value("--crash-rate", 0);
   if (parsed.values.contains("--max-restarts")) {
     options.faults.max_restarts_fixed = true;
-    const std::string& text = parsed.values.at("--max-restarts");
-    const auto result = std::from_chars(text.data(), text.data() + text.size(), options.faults.max_restarts);
-    if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) {
-      throw UsageError("--max-restarts: must be an integer >= 0, got '" + text + "'");
-    }
+    options.faults.max_restarts = parse_count("--max-restarts", parsed.values.at("--max-restarts"), 0, 1'000'000);
   }
   options.metric_noise = value("--metric-noise", 0);
   if (parsed.values.contains("--noise-seed")) {
@@ -584,32 +549,18 @@ int compare_command(std::vector<std::string> args, std::ostream& out, std::ostre
   if (config_paths.empty()) throw UsageError("--configs A.yaml [B.yaml ...] is required");
   RunOptions options = run_options(parsed);
   const std::unique_ptr<Workload> workload = workload_option(parsed);
-  std::uint64_t seeds = 10;
-  if (parsed.values.contains("--seeds")) {
-    const std::string& text = parsed.values.at("--seeds");
-    const auto result = std::from_chars(text.data(), text.data() + text.size(), seeds);
-    if (result.ec != std::errc() || result.ptr != text.data() + text.size() || seeds < 1 ||
-        seeds > 100000) {
-      throw UsageError("--seeds: must be an integer between 1 and 100000, got '" + text + "'");
-    }
-  }
+  const std::uint64_t seeds =
+      parsed.values.contains("--seeds") ? parse_count("--seeds", parsed.values.at("--seeds"), 1, 100000) : 10;
   std::vector<double> times;
   if (parsed.values.contains("--times")) {
     std::istringstream list(parsed.values.at("--times"));
-    for (std::string item; std::getline(list, item, ',');) times.push_back(parse_seconds("--times", item));
+    for (std::string item; std::getline(list, item, ',');) times.push_back(parse_nonnegative("--times", item));
   }
   std::optional<double> target;
   if (parsed.values.contains("--target")) {
     const std::string& text = parsed.values.at("--target");
-    std::size_t used = 0;
-    try {
-      target = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || !std::isfinite(*target)) {
-      throw UsageError("--target: must be a number, got '" + text + "'");
-    }
+    target = parse_finite_number(text);
+    if (!target) throw UsageError("--target: must be a number, got '" + text + "'");
   }
   std::vector<ExperimentConfig> configs;
   std::vector<std::string> names;

@@ -10,21 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/process.hpp"
+
 namespace {
 namespace fs = std::filesystem;
-
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream file(path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using namespace hpsearch::testing;
 
 fs::path scratch() {
   const fs::path dir = fs::temp_directory_path() / ("hpsearch-cli-test-" + std::to_string(::getpid()));
@@ -34,17 +24,7 @@ fs::path scratch() {
 
 // Runs searcher-sim with `args` and `input` on stdin.
 Run run(const std::string& args, const std::string& input = "") {
-  const fs::path dir = scratch();
-  std::ofstream(dir / "in") << input;
-  const std::string command = std::string("'") + SEARCHER_SIM + "' " + args + " < '" +
-                              (dir / "in").string() + "' > '" + (dir / "out").string() +
-                              "' 2> '" + (dir / "err").string() + "'";
-  const int status = std::system(command.c_str());
-  Run result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = read_file(dir / "out");
-  result.err = read_file(dir / "err");
-  return result;
+  return run_program(SEARCHER_SIM, args, scratch(), input);
 }
 
 std::string example(const std::string& name) {
@@ -326,7 +306,7 @@ TEST_CASE("searcher-sim run --out: every file and plot, and fault options") {
   const Run factor = run("run --config x.yaml --workload mf-branin --workers 2 --straggler-factor 0.5");
   CHECK(factor.err.starts_with("searcher-sim run: --straggler-factor: must be a number >= 1, got '0.5'"));
   const Run restarts = run("run --config x.yaml --workload mf-branin --workers 2 --max-restarts -1");
-  CHECK(restarts.err.starts_with("searcher-sim run: --max-restarts: must be an integer >= 0, got '-1'"));
+  CHECK(restarts.err.starts_with("searcher-sim run: --max-restarts: must be an integer between 0 and 1000000, got '-1'"));
 }
 
 TEST_CASE("searcher-sim: every example that names a workload runs on it") {

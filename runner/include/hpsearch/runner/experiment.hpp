@@ -1,0 +1,62 @@
+#pragma once
+/// \file
+/// A local experiment master: runs an experiment config against real training processes,
+/// journals every event and operation, and resumes after a crash or an interruption.
+
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+
+#include "hpsearch/runner/launcher.hpp"
+
+namespace hpsearch {
+
+struct RunnerOptions {
+  std::uint64_t slots = 1;               ///< trials running at once
+  std::uint64_t snapshot_every = 64;     ///< journal records between snapshots
+  double pause_seconds = 30;             ///< how long trials get to pause after SIGINT/SIGTERM
+  bool terminal = false;                 ///< stderr is a terminal: one live status line
+};
+
+/// How a run ended.
+enum class RunEnd {
+  kCompleted,    ///< the searcher shut down normally
+  kFailed,       ///< the searcher shut down as failed (every trial errored)
+  kInterrupted,  ///< SIGINT or SIGTERM: trials paused, state saved; resume continues
+};
+
+/// How a run ended, and the signal that interrupted it, if one did.
+struct RunOutcome {
+  RunEnd end = RunEnd::kCompleted;
+  int signal = 0;
+};
+
+/// The experiment cannot go on (a journal that does not replay, a file that cannot be written).
+class RunnerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The experiment cannot start: nothing was run (bad directory, no entrypoint).
+class RunnerSetupError : public RunnerError {
+ public:
+  using RunnerError::RunnerError;
+};
+
+/// Starts a new experiment in `directory` (created; must be empty or absent) from the config
+/// file, with trials running in `context` (their working directory). Throws ConfigError,
+/// RunnerSetupError, RunnerError.
+RunOutcome start_experiment(const std::filesystem::path& config, const std::filesystem::path& directory,
+                        const std::filesystem::path& context, std::optional<std::uint32_t> seed,
+                        const RunnerOptions& options, Launcher& launcher, std::ostream& out,
+                        std::ostream& err);
+
+/// Continues the experiment in `directory`: restores the snapshot, replays the journal
+/// (checking every replayed answer against the recorded one) and relaunches every trial with
+/// an outstanding operation from its latest checkpoint.
+RunOutcome resume_experiment(const std::filesystem::path& directory, const RunnerOptions& options,
+                         Launcher& launcher, std::ostream& out, std::ostream& err);
+
+}  // namespace hpsearch

@@ -1,0 +1,49 @@
+#pragma once
+/// \file
+/// Crash-safe files: an append-only journal of JSON lines, each made durable (fsync) before
+/// append returns, and files replaced atomically (write, fsync, rename, fsync the directory).
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace hpsearch {
+
+class Journal {
+ public:
+  /// Opens (creating if need be) for appending. Throws std::runtime_error.
+  explicit Journal(const std::filesystem::path& path);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  /// Appends one record as a line and waits until it is on disk. Throws std::runtime_error.
+  void append(const nlohmann::json& record);
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+/// What a journal holds.
+struct JournalContents {
+  std::vector<nlohmann::json> records;
+  /// A last line without its newline: a record being written when the process died. It was
+  /// never acknowledged, so it is dropped (and the file truncated before appending again).
+  bool torn_tail = false;
+  std::uint64_t valid_bytes = 0;  ///< the length of the complete records
+};
+
+/// Reads every record. Throws std::runtime_error naming the line of a corrupt record (one that
+/// is complete but not JSON: the journal was damaged, not merely cut short).
+[[nodiscard]] JournalContents read_journal(const std::filesystem::path& path);
+
+/// Cuts a journal back to its complete records (after a torn tail).
+void truncate_journal(const std::filesystem::path& path, std::uint64_t size);
+
+/// Replaces `path` with `text` atomically: readers see the old or the new file, never a mix.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace hpsearch

@@ -1,0 +1,185 @@
+#include "hpsearch/runner/cli.hpp"
+
+#include <signal.h>
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include "hpsearch/config/command_line.hpp"
+#include "hpsearch/config/config.hpp"
+#include "hpsearch/runner/experiment.hpp"
+
+namespace hpsearch {
+namespace {
+
+constexpr const char* kHelp = R"(searcher-run: run a hyperparameter search with real training processes on this machine.
+
+Usage:
+  searcher-run run --config FILE --dir DIR [options]   start an experiment in DIR
+  searcher-run resume DIR [options]                     continue one after a crash or Ctrl-C
+  searcher-run help                                     this text
+  searcher-run --version
+
+Each trial runs the config's `entrypoint` (e.g. `entrypoint: python3 train.py`) through
+/bin/sh, in the context directory (where the config is, unless --context), with its own
+directory DIR/trials/N-ID/ for its log (output.log) and checkpoints. It learns its request
+id, trial seed, hyperparameters and latest checkpoint from environment variables, and talks
+with the runner in JSON lines on descriptors 3 (commands in) and 4 (reports out); the Python
+client `import hpsearch` (python/, found automatically) does that for a script. See
+docs/runner.md.
+
+A trial whose operation is done and which has no next one is paused: it checkpoints and
+exits, freeing its slot, and is relaunched from its checkpoint if the searcher wants more. A
+trial that exits non-zero or breaks the protocol is restarted from its latest checkpoint, up
+to the config's max_restarts (default 5), then reported to the searcher as errored.
+
+Every event and the operations it caused are appended to DIR/journal.jsonl (synced to disk
+each time) and the state is snapshotted to DIR/snapshot.json, so `resume` continues a run that
+was killed, with nothing lost. Ctrl-C (SIGINT) or SIGTERM pauses every trial and exits; a
+second one stops the trials at once. DIR/experiment.json lists every trial, its operations,
+metrics and outcome; DIR/runner.log has the log.
+
+Options of run:
+  --config FILE        experiment config (YAML or JSON), required
+  --dir DIR            experiment directory (created; must be new or empty), required
+  --context DIR        the trials' working directory (default: the config's directory)
+  --seed N             search seed; overrides reproducibility.experiment_seed (default 0)
+Options of run and resume:
+  --slots N            trials running at once (default: the number of CPUs)
+  --snapshot-every N   journal records between snapshots (default 64)
+  --pause-seconds X    how long trials get to pause after Ctrl-C before they are killed (30)
+
+Exit codes: 0 the search completed, 1 it failed (every trial errored) or the runner could not
+go on, 2 bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.
+)";
+
+
+
+struct Parsed {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> positional;
+};
+
+Parsed parse(const std::vector<std::string>& args, const std::set<std::string>& options) {
+  Parsed parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string name = args[i];
+    std::optional<std::string> value;
+    if (!name.starts_with("--")) {
+      parsed.positional.push_back(name);
+      continue;
+    }
+    if (const auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (!options.contains(name)) {
+      std::string list;
+      for (const std::string& o : options) list += (list.empty() ? "" : ", ") + o;
+      throw UsageError("unknown option '" + args[i] + "' (options: " + list + ")");
+    }
+    if (!value) {
+      if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
+      value = args[++i];
+    }
+    if (parsed.values.contains(name)) throw UsageError(name + ": given twice");
+    parsed.values[name] = *value;
+  }
+  return parsed;
+}
+
+RunnerOptions runner_options(const Parsed& parsed, bool terminal) {
+  RunnerOptions options;
+  options.terminal = terminal;
+  options.slots = std::max(1U, std::thread::hardware_concurrency());
+  if (parsed.values.contains("--slots")) {
+    options.slots = parse_count("--slots", parsed.values.at("--slots"), 1, 4096);
+  }
+  if (parsed.values.contains("--snapshot-every")) {
+    options.snapshot_every = parse_count("--snapshot-every", parsed.values.at("--snapshot-every"), 1, 1'000'000);
+  }
+  if (parsed.values.contains("--pause-seconds")) {
+    options.pause_seconds = parse_nonnegative("--pause-seconds", parsed.values.at("--pause-seconds"));
+  }
+  return options;
+}
+
+int exit_code(const RunOutcome& outcome) {
+  switch (outcome.end) {
+    case RunEnd::kCompleted: return 0;
+    case RunEnd::kFailed: return 1;
+    case RunEnd::kInterrupted: return 128 + outcome.signal;
+  }
+  return 1;
+}
+
+}  // namespace
+
+int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                     bool err_is_terminal) {
+  if (args.empty()) {
+    err << kHelp;
+    return 2;
+  }
+  const std::string command = args.front();
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    if (command == "help" || command == "--help" || command == "-h") {
+      out << kHelp;
+      return 0;
+    }
+    if (command == "--version") {
+      out << "searcher-run 0.1.0\n";
+      return 0;
+    }
+    const std::unique_ptr<Launcher> launcher = make_local_launcher();
+    if (command == "run") {
+      const Parsed parsed = parse(rest, {"--config", "--dir", "--context", "--seed", "--slots",
+                                         "--snapshot-every", "--pause-seconds"});
+      if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
+      if (!parsed.values.contains("--config")) throw UsageError("--config FILE is required");
+      if (!parsed.values.contains("--dir")) throw UsageError("--dir DIR is required");
+      const RunnerOptions options = runner_options(parsed, err_is_terminal);
+      std::optional<std::uint32_t> seed;
+      if (parsed.values.contains("--seed")) {
+        seed = static_cast<std::uint32_t>(parse_count("--seed", parsed.values.at("--seed"), 0, 4294967295U));
+      }
+      const std::filesystem::path config = parsed.values.at("--config");
+      const std::filesystem::path context = parsed.values.contains("--context")
+                                                ? std::filesystem::path(parsed.values.at("--context"))
+                                                : std::filesystem::absolute(config).parent_path();
+      if (!std::filesystem::is_directory(context)) {
+        throw UsageError("--context: '" + context.string() + "' is not a directory");
+      }
+      return exit_code(start_experiment(config, parsed.values.at("--dir"), context, seed, options,
+                                        *launcher, out, err));
+    }
+    if (command == "resume") {
+      const Parsed parsed = parse(rest, {"--slots", "--snapshot-every", "--pause-seconds"});
+      if (parsed.positional.size() != 1) throw UsageError("resume takes one experiment directory");
+      const RunnerOptions options = runner_options(parsed, err_is_terminal);
+      return exit_code(resume_experiment(parsed.positional.front(), options, *launcher, out, err));
+    }
+    throw UsageError("unknown command '" + command + "' (commands: run, resume, help)");
+  } catch (const UsageError& e) {
+    err << "searcher-run" << (command.starts_with("-") ? "" : " " + command) << ": " << e.what()
+        << "\n(see 'searcher-run help')\n";
+    return 2;
+  } catch (const ConfigError& e) {
+    err << e.what() << '\n';
+    return 2;
+  } catch (const RunnerSetupError& e) {
+    err << "searcher-run " << command << ": " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    err << "searcher-run " << command << ": " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace hpsearch

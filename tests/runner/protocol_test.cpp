@@ -1,0 +1,93 @@
+// The trial protocol's lines and the journal's crash safety.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "hpsearch/runner/journal.hpp"
+#include "hpsearch/runner/trial_protocol.hpp"
+#include "support/ops.hpp"
+
+using namespace hpsearch;
+
+TEST_CASE("trial protocol: commands are one JSON line each") {
+  CHECK(command_line(TrainCommand{27}) == "{\"length\":27,\"op\":\"validate_after\"}\n");
+  CHECK(command_line(CloseCommand{}) == "{\"op\":\"close\"}\n");
+  CHECK(command_line(PauseCommand{}) == "{\"op\":\"pause\"}\n");
+}
+
+TEST_CASE("trial protocol: reports are parsed and checked") {
+  const TrialReport v = parse_trial_report(
+      R"({"type":"validation","length":9,"metrics":{"loss":0.25,"accuracy":0.9}})", "loss");
+  REQUIRE(std::holds_alternative<ValidationReport>(v));
+  CHECK(std::get<ValidationReport>(v).length == 9);
+  CHECK(std::get<ValidationReport>(v).metric == 0.25);
+  CHECK(std::get<ValidationReport>(v).metrics["accuracy"] == 0.9);
+  const TrialReport nan = parse_trial_report(R"({"type":"validation","length":1,"metrics":{"loss":"NaN"}})", "loss");
+  CHECK(std::isnan(std::get<ValidationReport>(nan).metric));
+  CHECK(std::get<ProgressReport>(parse_trial_report(R"({"type":"progress","units":3})", "loss")).units == 3);
+  CHECK(std::get<CheckpointReport>(parse_trial_report(R"({"type":"checkpoint","path":"/c","length":3})", "loss")).path == "/c");
+  CHECK(std::get<InvalidHpReport>(parse_trial_report(R"({"type":"invalid_hp","reason":"lr"})", "loss")).reason == "lr");
+
+  const auto error = [](const std::string& line) {
+    try {
+      (void)parse_trial_report(line, "loss");
+    } catch (const TrialProtocolError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(error("nonsense") == "not a JSON object");
+  CHECK(error("[1]") == "not a JSON object");
+  CHECK(error(R"({"units":1})") == "missing field 'type' (one of progress, validation, checkpoint, invalid_hp)");
+  CHECK(error(R"({"type":"done"})") == "unknown type 'done' (types: progress, validation, checkpoint, invalid_hp)");
+  CHECK(error(R"({"type":"progress","units":-1})") == "progress: 'units' must be a number >= 0");
+  CHECK(error(R"({"type":"validation","length":-3,"metrics":{"loss":1}})") ==
+        "validation: 'length' must be an integer >= 0, got -3");
+  CHECK(error(R"({"type":"validation","length":3,"metrics":{"acc":1}})") ==
+        "validation: the metrics lack the searcher's metric 'loss'");
+  CHECK(error(R"({"type":"validation","length":3,"metrics":{"loss":"low"}})") ==
+        "validation: metric 'loss' must be a number, got \"low\"");
+  CHECK(error(R"({"type":"checkpoint","length":3})") == "checkpoint: 'path' must be a non-empty string");
+  CHECK(error(R"({"type":"progress","units":1,"extra":2})") == "progress: unknown field 'extra' (fields: units)");
+}
+
+TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hpsearch-journal-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path path = dir / "journal.jsonl";
+  {
+    Journal journal(path);
+    journal.append({{"seq", 0}});
+    journal.append({{"seq", 1}});
+  }
+  std::ofstream(path, std::ios::app) << "{\"seq\":2,\"in\":";  // the process died mid-write
+  JournalContents contents = read_journal(path);
+  CHECK(contents.records.size() == 2);
+  CHECK(contents.torn_tail);
+  truncate_journal(path, contents.valid_bytes);
+  {
+    Journal journal(path);
+    journal.append({{"seq", 2}});
+  }
+  contents = read_journal(path);
+  CHECK_FALSE(contents.torn_tail);
+  REQUIRE(contents.records.size() == 3);
+  CHECK(contents.records[2]["seq"] == 2);
+  std::ofstream(path, std::ios::app) << "garbage\n{\"seq\":4}\n";
+  HPSEARCH_CHECK_THROWS_TEXT((void)read_journal(path),
+                             "journal '" + path.string() + "' line 4 is not a JSON record: the journal is damaged",
+                             std::runtime_error);
+  write_file_atomically(dir / "state.json", "one");
+  write_file_atomically(dir / "state.json", "two");
+  std::ifstream in(dir / "state.json");
+  std::string text;
+  in >> text;
+  CHECK(text == "two");
+  CHECK_FALSE(std::filesystem::exists(dir / "state.json.tmp"));
+}
