@@ -17,12 +17,6 @@
 namespace {
 using namespace hpsearch;
 
-const HyperparameterSpace& space() {
-  static const HyperparameterSpace hps({{"lr", LogHp{-5, -1, 10, std::nullopt}},
-                                        {"layers", IntHp{1, 8, std::nullopt}}});
-  return hps;
-}
-
 template <class S>
 void run_search(benchmark::State& state, const std::function<S()>& make) {
   std::optional<S> searcher;
@@ -44,7 +38,7 @@ void run_search(benchmark::State& state, const std::function<S()>& make) {
 void BM_AdaptiveAsha_Search(benchmark::State& state) {
   const AdaptiveAshaConfig config{.max_length = 100'000,
                                   .max_trials = static_cast<std::uint64_t>(state.range(0))};
-  run_search<Searcher>(state, [&] { return make_searcher(config, space(), 1); });
+  run_search<Searcher>(state, [&] { return make_searcher(config, bench::two_hyperparameters(), 1); });
 }
 BENCHMARK(BM_AdaptiveAsha_Search)->RangeMultiplier(10)->Range(1000, 1'000'000)->Unit(benchmark::kMillisecond);
 
@@ -55,7 +49,7 @@ AshaConfig asha_config(benchmark::State& state) {
 
 void BM_Asha_Search(benchmark::State& state) {
   const AshaConfig config = asha_config(state);
-  run_search<Searcher>(state, [&] { return make_searcher(config, space(), 1); });
+  run_search<Searcher>(state, [&] { return make_searcher(config, bench::two_hyperparameters(), 1); });
 }
 BENCHMARK(BM_Asha_Search)->RangeMultiplier(10)->Range(1000, 1'000'000)->Unit(benchmark::kMillisecond);
 
@@ -63,7 +57,7 @@ BENCHMARK(BM_Asha_Search)->RangeMultiplier(10)->Range(1000, 1'000'000)->Unit(ben
 void BM_Asha_ReferenceSearch(benchmark::State& state) {
   const AshaConfig config = asha_config(state);
   using Reference = BasicSearcher<testing::ReferenceAsha>;
-  run_search<Reference>(state, [&] { return Reference(testing::ReferenceAsha(config), space(), 1); });
+  run_search<Reference>(state, [&] { return Reference(testing::ReferenceAsha(config), bench::two_hyperparameters(), 1); });
 }
 BENCHMARK(BM_Asha_ReferenceSearch)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
 

@@ -33,6 +33,8 @@ Usage:
   searcher-sim compare --configs A B ... --workload NAME --workers N --seeds K [options]
                                                  several configs over K seeds each, side by side
   searcher-sim preview --config FILE [options]   play a whole search with instant trials
+  searcher-sim evaluate --workload NAME --point V1,V2,...
+                                                 a workload's value at one configuration
   searcher-sim drive --config FILE [--seed N]    answer protocol events on stdin, one per line
   searcher-sim help COMMAND                      details of one command
   searcher-sim --version
@@ -171,6 +173,22 @@ Options:
   --help                    this text
 
 A progress bar is drawn on stderr when stderr is a terminal.
+)";
+
+constexpr const char* kEvaluateHelp = R"(searcher-sim evaluate --workload NAME --point V1,V2,... [--fidelity Z]
+
+Prints a workload's noise-free value at one configuration, to check it or to reimplement it
+elsewhere: the values are the workload's inputs in the order 'searcher-sim run' lists them
+(a wrong count shows the list), numbers or, for a table's categorical inputs, choice names.
+Fidelity Z in [0, 1] (default 1) is length / max_length. Tables print the value of the
+nearest listed configuration. Output: the value with 17 significant digits.
+
+Options:
+  --workload NAME   see 'searcher-sim help run'
+  --point V1,...    the configuration, required
+  --fidelity Z      default 1
+  --data-dir DIR    where the rbv2 tables are
+  --help            this text
 )";
 
 constexpr const char* kCompareHelp = R"(searcher-sim compare --configs A.yaml B.yaml ... --workload NAME --workers N --seeds K [options]
@@ -666,6 +684,51 @@ PreviewResult preview_on_workers(Searcher& searcher, const PreviewOptions& previ
   return result;
 }
 
+int evaluate_command(const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedArgs parsed =
+      parse_args("evaluate", args, {"--workload", "--point", "--fidelity", "--data-dir"}, {"--help"});
+  if (parsed.flags.contains("--help")) {
+    out << kEvaluateHelp;
+    return kExitOk;
+  }
+  const std::unique_ptr<Workload> workload = workload_option(parsed);
+  if (!parsed.values.contains("--point")) throw UsageError("--point V1,V2,... is required");
+  double fidelity = 1;
+  if (parsed.values.contains("--fidelity")) {
+    fidelity = parse_nonnegative("--fidelity", parsed.values.at("--fidelity"));
+    if (fidelity > 1) throw UsageError("--fidelity: must be in [0, 1], got '" + parsed.values.at("--fidelity") + "'");
+  }
+  const std::vector<WorkloadParameter> inputs = workload->parameters();
+  std::vector<std::string> items;
+  std::istringstream list(parsed.values.at("--point"));
+  for (std::string item; std::getline(list, item, ',');) items.push_back(item);
+  std::string names;
+  for (const WorkloadParameter& p : inputs) names += (names.empty() ? "" : ", ") + p.name;
+  if (items.size() != inputs.size()) {
+    throw UsageError("--point: workload '" + std::string(workload->name()) + "' reads " +
+                     std::to_string(inputs.size()) + " values (" + names + "), got " +
+                     std::to_string(items.size()));
+  }
+  std::vector<double> x;
+  for (std::size_t j = 0; j < items.size(); ++j) {
+    const WorkloadParameter& p = inputs[j];
+    if (!p.choices.empty()) {
+      if (std::find(p.choices.begin(), p.choices.end(), items[j]) == p.choices.end()) {
+        throw UsageError("--point: " + p.name + " must be one of its choices, got '" + items[j] + "'");
+      }
+      x.push_back(p.encode(items[j]));
+    } else {
+      const std::optional<double> v = parse_finite_number(items[j]);
+      if (!v) throw UsageError("--point: " + p.name + " must be a number, got '" + items[j] + "'");
+      x.push_back(*v);
+    }
+  }
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", workload->value(workload->locate(x), fidelity));
+  out << text << '\n';
+  return kExitOk;
+}
+
 int preview_command(const std::vector<std::string>& args, std::ostream& out) {
   const ParsedArgs parsed = parse_args(
       "preview", args,
@@ -770,6 +833,7 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
               : topic == "preview" ? kPreviewHelp
               : topic == "run"     ? kRunHelp
               : topic == "compare" ? kCompareHelp
+              : topic == "evaluate" ? kEvaluateHelp
                                    : kMainHelp);
       return kExitOk;
     }
@@ -781,12 +845,14 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     if (command == "preview") return preview_command(rest, out);
     if (command == "run") return run_command(rest, out, err, err_is_terminal);
     if (command == "compare") return compare_command(rest, out, err, err_is_terminal);
+    if (command == "evaluate") return evaluate_command(rest, out);
     throw UsageError("unknown command '" + command +
-                     "' (commands: run, compare, preview, drive, help)");
+                     "' (commands: run, compare, preview, drive, evaluate, help)");
   } catch (const UsageError& e) {
     err << "searcher-sim" << (command.starts_with("-") ? "" : " " + command) << ": " << e.what()
         << "\n(see 'searcher-sim help"
-        << (command == "drive" || command == "preview" || command == "run" || command == "compare"
+        << (command == "drive" || command == "preview" || command == "run" || command == "compare" ||
+                    command == "evaluate"
                 ? " " + command
                 : "")
         << "')\n";

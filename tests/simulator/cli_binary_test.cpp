@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -326,4 +327,25 @@ TEST_CASE("searcher-sim: every example that names a workload runs on it") {
     ++examples;
   }
   CHECK(examples >= 12);
+}
+
+TEST_CASE("searcher-sim evaluate: a workload's value at one configuration") {
+  // Reference values of spec benchmarks.md 2.7: Branin's optimum 0.397887 at (-pi, 12.275),
+  // Hartmann-6's -3.32237 at its optimum.
+  const Run branin = run("evaluate --workload mf-branin --point -3.141592653589793,12.275");
+  CHECK(branin.code == 0);
+  CHECK(std::abs(std::stod(branin.out) - 0.397887) < 1e-6);
+  const Run h6 = run("evaluate --workload mf-hartmann6 --fidelity 1 "
+                     "--point 0.20169,0.150011,0.476874,0.275332,0.311652,0.6573");
+  CHECK(std::abs(std::stod(h6.out) - (-3.32237)) < 1e-5);
+  const Run table = run("evaluate --workload rbv2-svm --fidelity 0.05 --point "
+                        "55.07756349624877,radial,impute.median,0.0010688655367635522,6659.16924059112,3");
+  CHECK(std::abs(std::stod(table.out) - (1 - 0.83267796)) < 1e-9);
+  const Run count = run("evaluate --workload mf-branin --point 1");
+  CHECK(count.code == 2);
+  CHECK(count.err.starts_with("searcher-sim evaluate: --point: workload 'mf-branin' reads 2 values (x1, x2), got 1"));
+  const Run choice = run("evaluate --workload rbv2-svm --point 1,rbf,impute.mean,0.1,1,2");
+  CHECK(choice.err.starts_with("searcher-sim evaluate: --point: kernel must be one of its choices, got 'rbf'"));
+  const Run fidelity = run("evaluate --workload mf-branin --point 1,2 --fidelity 2");
+  CHECK(fidelity.err.starts_with("searcher-sim evaluate: --fidelity: must be in [0, 1], got '2'"));
 }
