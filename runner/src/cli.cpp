@@ -51,7 +51,8 @@ Options of run:
   --seed N             search seed; overrides reproducibility.experiment_seed (default 0)
 Options of run and resume:
   --slots N            trials running at once (default: the number of CPUs)
-  --snapshot-every N   journal records between snapshots (default 64)
+  --snapshot-every N   journal records between snapshots (default 64; at least one per
+                       trial, so large experiments snapshot less often)
   --pause-seconds X    how long trials get to pause after Ctrl-C before they are killed (30)
 
 Exit codes: 0 the search completed, 1 it failed (every trial errored) or the runner could not

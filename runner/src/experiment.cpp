@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -51,16 +53,14 @@ class SignalGuard {
     struct sigaction action {};
     action.sa_handler = on_signal;
     sigemptyset(&action.sa_mask);
-    for (const int s : {SIGINT, SIGTERM, SIGCHLD}) ::sigaction(s, &action, &saved_[s == SIGINT ? 0 : s == SIGTERM ? 1 : 2]);
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
-    ::sigaction(SIGPIPE, &ignore, &saved_pipe_);
+    for (std::size_t k = 0; k < kSignals.size(); ++k) {
+      ::sigaction(kSignals[k], kSignals[k] == SIGPIPE ? &ignore : &action, &saved_[k]);
+    }
   }
   ~SignalGuard() {
-    ::sigaction(SIGINT, &saved_[0], nullptr);
-    ::sigaction(SIGTERM, &saved_[1], nullptr);
-    ::sigaction(SIGCHLD, &saved_[2], nullptr);
-    ::sigaction(SIGPIPE, &saved_pipe_, nullptr);
+    for (std::size_t k = 0; k < kSignals.size(); ++k) ::sigaction(kSignals[k], &saved_[k], nullptr);
     ::close(g_signal_pipe[0]);
     ::close(g_signal_pipe[1]);
     g_signal_pipe[0] = g_signal_pipe[1] = -1;
@@ -80,8 +80,10 @@ class SignalGuard {
   }
 
  private:
-  struct sigaction saved_[3] {};
-  struct sigaction saved_pipe_ {};
+  // Caught (through the pipe), except SIGPIPE, ignored: a trial that closed its end must
+  // not kill the runner.
+  static constexpr std::array<int, 4> kSignals{SIGINT, SIGTERM, SIGCHLD, SIGPIPE};
+  std::array<struct sigaction, 4> saved_{};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +306,11 @@ class Experiment {
         for (const std::uint32_t i : live_) trials_[i].process->terminate(true);
         pausing = false;
       }
-      if (seq_ - snapshot_seq_ >= options_.snapshot_every) write_state();
+      // A snapshot costs O(trials): taking one at most every `trials` records keeps the
+      // amortised cost per event constant however large the experiment grows.
+      if (seq_ - snapshot_seq_ >= std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
+        write_state();
+      }
       status();
     }
     write_state();

@@ -27,7 +27,6 @@ struct SimTrial {
   std::uint64_t target = 0;   // the outstanding validate_after length
   bool has_target = false;
   bool on_worker = false;     // holds a worker (training, or saving its checkpoint)
-  bool pausing = false;       // saving its checkpoint before it frees the worker
   bool queued = false;        // waits for a worker
   bool close_requested = false;
   bool closed = false;
@@ -291,14 +290,12 @@ class Engine {
       return;
     }
     // Waiting for a decision: checkpoint, then free the worker.
-    after.pausing = true;
     schedule(now_ + options_.cost.checkpoint_seconds, EventKind::kWorkerFreed, index);
   }
 
   void paused(std::uint32_t index) {
     free_worker(index, false);
     SimTrial& t = trials_[index];
-    t.pausing = false;
     if (t.has_target) {
       enqueue(index);  // promoted while it saved its checkpoint: relaunch with a restore
     } else if (t.close_requested && !t.closed) {

@@ -298,6 +298,21 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
   const fs::path dir = scratch("kill-two");
   const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
   CHECK(run_and_kill(config.string(), dir, "2", 30, SIGKILL) == 128 + SIGKILL);
+  // Trial processes die with the runner (PR_SET_PDEATHSIG): none of those it started remains.
+  const std::string log = read_file(dir / "exp" / "runner.log");
+  std::vector<pid_t> pids;
+  for (std::size_t at = log.find("(pid "); at != std::string::npos; at = log.find("(pid ", at + 1)) {
+    pids.push_back(static_cast<pid_t>(std::stol(log.substr(at + 5))));
+  }
+  CHECK(!pids.empty());
+  for (const pid_t pid : pids) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (::kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // until init reaps it
+    }
+    INFO("trial process " << pid);
+    CHECK(::kill(pid, 0) != 0);
+  }
   // What the journal holds at the kill: every validation it recorded must survive.
   std::set<std::tuple<std::string, std::uint64_t, double>> before;
   std::ifstream journal(dir / "exp" / "journal.jsonl");

@@ -15,7 +15,9 @@ namespace hpsearch {
 
 struct RunnerOptions {
   std::uint64_t slots = 1;               ///< trials running at once
-  std::uint64_t snapshot_every = 64;     ///< journal records between snapshots
+  /// Journal records between snapshots (at least as many as there are trials, so that
+  /// snapshots, O(trials) each, cost O(1) per event amortised).
+  std::uint64_t snapshot_every = 64;
   double pause_seconds = 30;             ///< how long trials get to pause after SIGINT/SIGTERM
   bool terminal = false;                 ///< stderr is a terminal: one live status line
 };
