@@ -3,8 +3,8 @@
 add_library(hpsearch_warnings INTERFACE)
 add_library(hpsearch::warnings ALIAS hpsearch_warnings)
 target_compile_options(hpsearch_warnings INTERFACE
-  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast
-  -Wnon-virtual-dtor -Woverloaded-virtual
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+  $<$<COMPILE_LANGUAGE:CXX>:-Wold-style-cast -Wnon-virtual-dtor -Woverloaded-virtual>
   $<$<BOOL:${HPSEARCH_WERROR}>:-Werror>)
 if(HPSEARCH_SANITIZE)
   target_compile_options(hpsearch_warnings INTERFACE
@@ -25,6 +25,10 @@ function(hpsearch_add_module name)
   target_link_libraries(hpsearch_${name}
     PUBLIC ${ARG_PUBLIC_DEPS}
     PRIVATE ${ARG_PRIVATE_DEPS} hpsearch::warnings)
+  # The static modules are linked into the shared C library (capi/), so they are built as
+  # position-independent code.
+  set_target_properties(hpsearch_${name} PROPERTIES
+    POSITION_INDEPENDENT_CODE ON)
   # Determined computes with Go, which never fuses a multiply and an add on amd64; neither may
   # we, or -march=native builds would drift from Go's bits (searcher/src/go_math.cpp).
   target_compile_options(hpsearch_${name} PRIVATE -ffp-contract=off)

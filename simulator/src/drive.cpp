@@ -64,9 +64,7 @@ nlohmann::json drive_line(Searcher& searcher, std::string_view line,
   try {
     j = nlohmann::json::parse(line);
   } catch (const nlohmann::json::parse_error& e) {
-    std::string message = e.what();
-    if (const auto end = message.find("] "); end != std::string::npos) message.erase(0, end + 2);
-    return {{"error", "not valid JSON: " + message}};
+    return {{"error", "not valid JSON: " + parse_error_text(e)}};
   }
   try {
     return respond(searcher, j, options.explain);

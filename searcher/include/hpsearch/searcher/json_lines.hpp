@@ -14,6 +14,10 @@ namespace hpsearch {
 /// A JSON value as one line (invalid UTF-8 in strings is replaced, never thrown).
 [[nodiscard]] std::string json_line(const nlohmann::json& value);
 
+/// What a JSON parse error says, without nlohmann's `[json.exception.parse_error.N] ` prefix:
+/// "parse error at line 1, column 2: ...".
+[[nodiscard]] std::string parse_error_text(const nlohmann::json::parse_error& error);
+
 /// The protocol's answer to an event: `{"operations": [...]}` (with explanations if asked).
 [[nodiscard]] nlohmann::json operations_answer(const std::vector<Operation>& ops,
                                                bool explain = false);
