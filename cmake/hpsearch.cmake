@@ -20,15 +20,18 @@ function(hpsearch_add_module name)
   add_library(hpsearch_${name} ${ARG_SOURCES})
   add_library(hpsearch::${name} ALIAS hpsearch_${name})
   target_include_directories(hpsearch_${name}
-    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
+    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+           $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(hpsearch_${name} PUBLIC cxx_std_20)
+  # The warnings target is for this tree's own compilation: installed consumers do not get it.
   target_link_libraries(hpsearch_${name}
     PUBLIC ${ARG_PUBLIC_DEPS}
-    PRIVATE ${ARG_PRIVATE_DEPS} hpsearch::warnings)
+    PRIVATE ${ARG_PRIVATE_DEPS} $<BUILD_INTERFACE:hpsearch::warnings>)
   # The static modules are linked into the shared C library (capi/), so they are built as
   # position-independent code.
   set_target_properties(hpsearch_${name} PROPERTIES
-    POSITION_INDEPENDENT_CODE ON)
+    POSITION_INDEPENDENT_CODE ON
+    EXPORT_NAME ${name})
   # Determined computes with Go, which never fuses a multiply and an add on amd64; neither may
   # we, or -march=native builds would drift from Go's bits (searcher/src/go_math.cpp).
   target_compile_options(hpsearch_${name} PRIVATE -ffp-contract=off)

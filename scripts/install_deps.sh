@@ -2,8 +2,10 @@
 # Installs the Debian packages hpsearch builds with (Debian 12). Safe to run again.
 set -euo pipefail
 # python3 and python3-sklearn: the runner's tests and its scikit-learn example search (CI).
+# pkg-config: the installed-package test builds a consumer through hpsearch.pc (tests/package).
+# golang-go: the Go master example over the C ABI (examples/go-master), built and run by ctest.
 packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
-          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn)
+          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn pkg-config golang-go)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

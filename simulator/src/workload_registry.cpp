@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "hpsearch/simulator/engine.hpp"
 #include "hpsearch/simulator/workload.hpp"
@@ -145,7 +146,12 @@ void check_workload_parameters(const Workload& workload, const HyperparameterSpa
   }
 }
 
-std::filesystem::path default_data_dir() { return HPSEARCH_DEFAULT_DATA_DIR; }
+std::filesystem::path default_data_dir() {
+  const std::filesystem::path source_tree = HPSEARCH_SOURCE_DATA_DIR;
+  std::error_code ignored;  // an unreadable source tree means: use the installed copy
+  return std::filesystem::is_directory(source_tree, ignored) ? source_tree
+                                                             : HPSEARCH_INSTALLED_DATA_DIR;
+}
 
 std::unique_ptr<Workload> make_workload(const std::string& name,
                                         const std::filesystem::path& data_dir) {

@@ -84,7 +84,9 @@ enum class FidelityConvention { kAllCoefficients, kFirstCoefficient };
 [[nodiscard]] std::unique_ptr<Workload> make_table_workload(const std::filesystem::path& csv,
                                                             std::string name);
 
-/// Where the shipped data (data/yahpo-rbv2) is: the source tree's data/ directory.
+/// Where the shipped data (data/yahpo-rbv2) is: the source tree's data/ directory while it
+/// exists (a build tree), else the installed copy (`share/hpsearch` under the install prefix
+/// the build was configured with).
 [[nodiscard]] std::filesystem::path default_data_dir();
 
 /// A workload by name: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6 (and their

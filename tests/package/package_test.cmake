@@ -1,0 +1,79 @@
+# Installs the already-built tree into a scratch prefix, then builds and runs a consumer project
+# outside the tree against it both ways: find_package(hpsearch 0.2) and pkg-config. The C++
+# library, the C library and the installed `searcher-sim drive` must give the same first answer.
+# cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DC_COMPILER=...
+#       -DCXX_COMPILER=... -DLIBDIR=... -P this   (LIBDIR: CMAKE_INSTALL_LIBDIR, relative)
+set(prefix "${WORK_DIR}/prefix")
+set(config "${SOURCE_DIR}/tests/capi/capi.yaml")
+file(REMOVE_RECURSE "${WORK_DIR}")
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " command "${ARGN}")
+    message(FATAL_ERROR "${command}\nfailed (${rc}):\n${out}${err}")
+  endif()
+  set(output "${out}" PARENT_SCOPE)
+endfunction()
+
+run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+
+# The layout a distribution expects.
+foreach(file IN ITEMS include/hpsearch/hpsearch.h include/hpsearch/config/config.hpp
+                      ${LIBDIR}/libhpsearch.so ${LIBDIR}/libhpsearch.so.0.2
+                      ${LIBDIR}/libhpsearch.so.0.2.0 ${LIBDIR}/libhpsearch_searcher.a
+                      ${LIBDIR}/libhpsearch_config.a ${LIBDIR}/cmake/hpsearch/hpsearch-config.cmake
+                      ${LIBDIR}/pkgconfig/hpsearch.pc
+                      bin/searcher-sim bin/searcher-run share/hpsearch/yahpo-rbv2/README.md)
+  if(NOT EXISTS "${prefix}/${file}")
+    message(FATAL_ERROR "not installed: ${prefix}/${file}")
+  endif()
+endforeach()
+run(readelf -d "${prefix}/${LIBDIR}/libhpsearch.so")
+if(NOT output MATCHES "Library soname: \\[libhpsearch\\.so\\.0\\.2\\]")
+  message(FATAL_ERROR "unexpected soname:\n${output}")
+endif()
+# Only the C ABI is exported, not the C++ modules linked inside.
+run(nm -D --defined-only "${prefix}/${LIBDIR}/libhpsearch.so")
+string(REGEX MATCHALL "[0-9a-f]+ [A-Za-z] [^\n]+" symbols "${output}")
+foreach(symbol IN LISTS symbols)
+  if(NOT symbol MATCHES " hpsearch_[a-z_]+$" AND NOT symbol MATCHES " A ")
+    message(FATAL_ERROR "libhpsearch.so exports more than the C ABI: ${symbol}")
+  endif()
+endforeach()
+
+# The oracle: the installed program.
+file(WRITE "${WORK_DIR}/initial.jsonl" "{\"event\":\"initial_operations\"}\n")
+execute_process(COMMAND "${prefix}/bin/searcher-sim" drive --config "${config}" --seed 3
+                INPUT_FILE "${WORK_DIR}/initial.jsonl" OUTPUT_VARIABLE expected RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT expected MATCHES "^{\"operations\":\\[{\"hparams\"")
+  message(FATAL_ERROR "installed searcher-sim drive failed (${rc}): ${expected}")
+endif()
+
+# 1. CMake: find_package(hpsearch 0.2 REQUIRED).
+run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/package/consumer" -B "${WORK_DIR}/consumer"
+    -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
+    "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}/consumer")
+foreach(program IN ITEMS consumer_cpp consumer_c)
+  run("${WORK_DIR}/consumer/${program}" "${config}" 3)
+  if(NOT output STREQUAL expected)
+    message(FATAL_ERROR "${program} (find_package) answered\n${output}instead of\n${expected}")
+  endif()
+endforeach()
+
+# 2. pkg-config, as a C build without CMake would.
+set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig")
+run(pkg-config --cflags hpsearch)
+separate_arguments(cflags UNIX_COMMAND "${output}")
+run(pkg-config --libs hpsearch)
+separate_arguments(libs UNIX_COMMAND "${output}")
+run(pkg-config --variable=libdir hpsearch)
+string(STRIP "${output}" libdir)
+run("${C_COMPILER}" -std=c99 ${cflags} "${SOURCE_DIR}/tests/package/consumer/consumer.c" ${libs}
+    "-Wl,-rpath,${libdir}" -o "${WORK_DIR}/consumer_pkgconfig")
+run("${WORK_DIR}/consumer_pkgconfig" "${config}" 3)
+if(NOT output STREQUAL expected)
+  message(FATAL_ERROR "consumer_c (pkg-config) answered\n${output}instead of\n${expected}")
+endif()
+message(STATUS "installed to ${prefix}; find_package and pkg-config consumers agree with searcher-sim drive")
