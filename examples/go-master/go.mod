@@ -1,0 +1,3 @@
+module hpsearch.example/go-master
+
+go 1.19
