@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release) and runs them all with repetitions (REPETITIONS, default 5),
 # writing JSON to build/bench/: the Google Benchmark suites (searcher trial cycles, ASHA,
-# snapshot/restore, drive through a pipe, the simulator), peak memory per trial at 10^6 trials
+# snapshot/restore, drive through a pipe, the C ABI, the simulator), peak memory per trial at 10^6 trials
 # (getrusage, one process per method), and the runner's cost per operation. Then regenerates
 # the tables of docs/PERFORMANCE.md. About 10 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-benches=(searcher_bench asha_bench snapshot_bench drive_bench simulator_bench)
+benches=(searcher_bench asha_bench snapshot_bench drive_bench capi_bench simulator_bench)
 cmake --build build/release -j "$(nproc)" --target "${benches[@]}" memory_per_trial searcher-sim searcher-run
 mkdir -p build/bench
 for bench in "${benches[@]}"; do

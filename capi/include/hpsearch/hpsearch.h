@@ -52,7 +52,7 @@ HPSEARCH_API const char* hpsearch_version(void);
  * as "config"). `seed` is the search seed; NULL means the config's
  * reproducibility.experiment_seed, else 0 (as `searcher-sim drive` without --seed).
  * Returns the searcher, or NULL on failure; then, if `error` is not NULL, *error is set to a
- * message such as "exp.yaml:3:15: searcher.max_trials: must be an integer >= 1, got -5", to
+ * message such as "exp.yaml:4:15: searcher.max_trials: must be an integer >= 1, got -5", to
  * be freed with hpsearch_string_free. */
 HPSEARCH_API hpsearch_searcher* hpsearch_searcher_new(const char* config_text, const char* source,
                                                       const uint32_t* seed, char** error);
