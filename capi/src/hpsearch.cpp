@@ -3,10 +3,12 @@
 // so the C ABI and the drive protocol cannot drift apart. Every exception stops here.
 #include "hpsearch/hpsearch.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -33,6 +35,16 @@ char* malloc_copy(const std::string& text) {
   return copy;
 }
 
+// Stores an error message; if even that cannot be allocated, the message is left empty rather
+// than letting bad_alloc escape a catch handler into C.
+void set_error(std::string& slot, const char* text) noexcept {
+  try {
+    slot = text;
+  } catch (...) {  // only bad_alloc can come from here
+    slot.clear();
+  }
+}
+
 // Runs `body` on a searcher, turning every exception into a status and last_error. A
 // ProtocolError (the caller's input) leaves the searcher unchanged, as the library promises.
 template <class Body>
@@ -40,16 +52,16 @@ hpsearch_status guarded(hpsearch_searcher* s, Body&& body) {
   try {
     return std::forward<Body>(body)();
   } catch (const hpsearch::ProtocolError& e) {
-    s->last_error = e.what();
+    set_error(s->last_error, e.what());
     return HPSEARCH_INVALID_INPUT;
   } catch (const std::bad_alloc&) {
-    s->last_error = "out of memory";
+    set_error(s->last_error, "out of memory");
     return HPSEARCH_INTERNAL_ERROR;
   } catch (const std::exception& e) {
-    s->last_error = e.what();
+    set_error(s->last_error, e.what());
     return HPSEARCH_INTERNAL_ERROR;
   } catch (...) {  // nothing may unwind into C; this reports it instead of swallowing it
-    s->last_error = "unknown internal error";
+    set_error(s->last_error, "unknown internal error");
     return HPSEARCH_INTERNAL_ERROR;
   }
 }
@@ -73,11 +85,11 @@ hpsearch_searcher* hpsearch_searcher_new(const char* config_text, const char* so
         hpsearch::make_searcher(config.searcher.method, config.hyperparameters, search_seed), {},
         {}};
   } catch (const std::bad_alloc&) {
-    message = "out of memory";
+    set_error(message, "out of memory");
   } catch (const std::exception& e) {  // ConfigError, or a grid too large to count
-    message = e.what();
+    set_error(message, e.what());
   } catch (...) {  // nothing may unwind into C
-    message = "unknown internal error";
+    set_error(message, "unknown internal error");
   }
   if (error != nullptr) *error = malloc_copy(message);
   return nullptr;
