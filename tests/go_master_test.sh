@@ -10,7 +10,8 @@ if ! command -v go >/dev/null; then
   exit 77
 fi
 rm -rf "$work" && mkdir -p "$work"
-export GOCACHE="$work/gocache" GOPATH="$work/gopath" GOPROXY=off GOFLAGS= CGO_ENABLED=1
+# The Go build cache sits beside the work directory, so a rerun does not rebuild Go's runtime.
+export GOCACHE="$work.gocache" GOPATH="$work.gopath" GOPROXY=off GOFLAGS= CGO_ENABLED=1
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 export CGO_LDFLAGS="-Wl,-rpath,$(pkg-config --variable=libdir hpsearch)"
 (cd "$source_dir/examples/go-master" && go vet . && go build -o "$work/go-master" .)
