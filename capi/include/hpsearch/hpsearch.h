@@ -74,7 +74,8 @@ HPSEARCH_API void hpsearch_string_free(char* text);
  *   {"event":"restore","snapshot":{...}} -> {"restored":true}
  * *answer is set to the answer line (owned by the searcher). Returns HPSEARCH_OK, or
  * HPSEARCH_INVALID_INPUT when the answer is {"error":"..."} (the searcher is unchanged and
- * hpsearch_searcher_last_error gives the same message). */
+ * hpsearch_searcher_last_error gives the same message). After HPSEARCH_INTERNAL_ERROR,
+ * *answer is NULL. `answer` itself may be NULL if the answer is not wanted. */
 HPSEARCH_API hpsearch_status hpsearch_searcher_feed(hpsearch_searcher* searcher, const char* line,
                                                     const char** answer);
 
