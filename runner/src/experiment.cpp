@@ -1,180 +1,42 @@
+// The experiment: glue between the journaled searcher (events in, operations out), the process
+// supervisor (trial processes) and the report. It decides what each trial's process is told.
 #include "hpsearch/runner/experiment.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <array>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <deque>
 #include <fstream>
 #include <ostream>
-#include <sstream>
 
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/methods/any_method.hpp"
-#include "hpsearch/runner/journal.hpp"
+#include "hpsearch/runner/supervisor.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
+#include "journaled_searcher.hpp"
+#include "report.hpp"
+#include "signals.hpp"
+#include "trial_record.hpp"
 
 namespace hpsearch {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace runner_detail;
 
 constexpr int kFormatVersion = 1;
-constexpr std::size_t kMaxReportLine = 1 << 20;
 
-// ---------------------------------------------------------------------------------------------
-// Signals reach the loop through a self-pipe, so poll() wakes up for them.
-
-int g_signal_pipe[2] = {-1, -1};
-
-extern "C" void on_signal(int signal) {
-  const int saved = errno;
-  const auto byte = static_cast<unsigned char>(signal);
-  (void)!::write(g_signal_pipe[1], &byte, 1);
-  errno = saved;
-}
-
-class SignalGuard {
- public:
-  SignalGuard() {
-    if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-      throw RunnerError(std::string("cannot create a pipe: ") + std::strerror(errno));
-    }
-    struct sigaction action {};
-    action.sa_handler = on_signal;
-    sigemptyset(&action.sa_mask);
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    for (std::size_t k = 0; k < kSignals.size(); ++k) {
-      ::sigaction(kSignals[k], kSignals[k] == SIGPIPE ? &ignore : &action, &saved_[k]);
-    }
-  }
-  ~SignalGuard() {
-    for (std::size_t k = 0; k < kSignals.size(); ++k) ::sigaction(kSignals[k], &saved_[k], nullptr);
-    ::close(g_signal_pipe[0]);
-    ::close(g_signal_pipe[1]);
-    g_signal_pipe[0] = g_signal_pipe[1] = -1;
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-
-  // The signals that arrived since the last call.
-  static std::vector<int> drain() {
-    std::vector<int> signals;
-    unsigned char bytes[64];
-    ssize_t n;
-    while ((n = ::read(g_signal_pipe[0], bytes, sizeof bytes)) > 0) {
-      for (ssize_t i = 0; i < n; ++i) signals.push_back(bytes[i]);
-    }
-    return signals;
-  }
-
- private:
-  // Caught (through the pipe), except SIGPIPE, ignored: a trial that closed its end must
-  // not kill the runner.
-  static constexpr std::array<int, 4> kSignals{SIGINT, SIGTERM, SIGCHLD, SIGPIPE};
-  std::array<struct sigaction, 4> saved_{};
-};
-
-// ---------------------------------------------------------------------------------------------
-
-struct Validation {
-  std::uint64_t length = 0;
-  double metric = 0;
-  nlohmann::json metrics;
-};
-
-struct Checkpoint {
-  std::string path;
-  std::uint64_t length = 0;
-};
-
-// What the runner knows of a trial. The first block is saved in snapshots; the rest describes
-// a live process and starts afresh on resume.
-struct RunnerTrial {
-  RequestId id;
-  std::uint64_t trial_seed = 0;
-  nlohmann::json hparams;
-  bool created = false;                 // the searcher has been told trial_created
-  std::optional<std::uint64_t> target;  // the outstanding validate_after length
-  bool close_requested = false;
-  bool closed = false;
-  std::optional<ExitedReason> exit_reason;
-  std::uint64_t restarts = 0;
-  std::optional<Checkpoint> checkpoint;
-  std::vector<Validation> validations;
-
-  std::unique_ptr<TrialProcess> process;
-  std::string buffer;
+// What the runner knows of a trial's current process; starts afresh at every launch.
+struct LaunchState {
   std::optional<std::uint64_t> sent_target;  // the validate_after the process was given
   bool pause_sent = false;
   bool close_sent = false;
-  bool report_eof = false;
-  bool queued = false;
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
 };
-
-nlohmann::json trial_to_json(const RunnerTrial& t) {
-  nlohmann::json validations = nlohmann::json::array();
-  for (const Validation& v : t.validations) {
-    validations.push_back({{"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics}});
-  }
-  return {{"request_id", t.id.to_string()},
-          {"trial_seed", t.trial_seed},
-          {"hparams", t.hparams},
-          {"created", t.created},
-          {"target", t.target ? nlohmann::json(*t.target) : nullptr},
-          {"close_requested", t.close_requested},
-          {"closed", t.closed},
-          {"exit_reason", t.exit_reason ? nlohmann::json(std::string(to_string(*t.exit_reason))) : nullptr},
-          {"restarts", t.restarts},
-          {"checkpoint", t.checkpoint ? nlohmann::json{{"path", t.checkpoint->path}, {"length", t.checkpoint->length}}
-                                      : nlohmann::json(nullptr)},
-          {"validations", std::move(validations)}};
-}
-
-RunnerTrial trial_from_json(const nlohmann::json& j) {
-  RunnerTrial t;
-  const std::optional<RequestId> id = RequestId::parse(j.at("request_id").get<std::string>());
-  if (!id) throw RunnerError("snapshot: bad request id " + j.at("request_id").dump());
-  t.id = *id;
-  t.trial_seed = j.at("trial_seed").get<std::uint64_t>();
-  t.hparams = j.at("hparams");
-  t.created = j.at("created").get<bool>();
-  if (!j.at("target").is_null()) t.target = j.at("target").get<std::uint64_t>();
-  t.close_requested = j.at("close_requested").get<bool>();
-  t.closed = j.at("closed").get<bool>();
-  if (!j.at("exit_reason").is_null()) t.exit_reason = parse_exited_reason(j.at("exit_reason").get<std::string>());
-  t.restarts = j.at("restarts").get<std::uint64_t>();
-  if (!j.at("checkpoint").is_null()) {
-    t.checkpoint = Checkpoint{j.at("checkpoint").at("path").get<std::string>(),
-                              j.at("checkpoint").at("length").get<std::uint64_t>()};
-  }
-  for (const nlohmann::json& v : j.at("validations")) {
-    t.validations.push_back({v.at("length").get<std::uint64_t>(),
-                             metric_from_json(v.at("metric")).value_or(std::nan("")), v.at("metrics")});
-  }
-  return t;
-}
-
-std::string wall_clock_stamp() {
-  // For log lines only: nothing the searcher decides reads it.
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32];
-  std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
-  return text;
-}
 
 // The settings a run was started with, kept in DIR/run.json for resume.
 struct RunSettings {
@@ -182,14 +44,25 @@ struct RunSettings {
   fs::path context;
 };
 
-class Experiment {
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos) {
+    return word;
+  }
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+class Experiment final : private SupervisorListener {
  public:
   Experiment(const fs::path& directory, ExperimentConfig config, RunSettings settings,
              const RunnerOptions& options, Launcher& launcher, std::ostream& out, std::ostream& err)
       : directory_(directory), config_(std::move(config)), settings_(std::move(settings)),
-        options_(options), launcher_(launcher), out_(out), err_(err),
+        options_(options),
         searcher_(make_searcher(config_.searcher.method, config_.hyperparameters, settings_.seed)),
-        log_(directory / "runner.log", std::ios::app) {
+        supervisor_(launcher, options.slots, *this),
+        report_(config_, directory, settings_.seed, options.terminal, out, err,
+                [this](std::uint32_t i) { return supervisor_.is_running(i); }) {
     if (!config_.entrypoint) {
       throw RunnerSetupError("the config has no entrypoint: searcher-run needs the command that trains "
                         "a trial (e.g. entrypoint: python3 train.py)");
@@ -207,7 +80,7 @@ class Experiment {
 
   // A new experiment: the initial operations.
   void begin() {
-    journal_.emplace(directory_ / "journal.jsonl");
+    searcher_.open(directory_ / "journal.jsonl");
     feed_initial();
   }
 
@@ -220,33 +93,31 @@ class Experiment {
       if (snapshot.at("format_version") != kFormatVersion) {
         throw RunnerError("snapshot.json: unknown format_version " + snapshot.at("format_version").dump());
       }
-      searcher_.restore(snapshot.at("searcher"));
-      for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_from_json(t));
-      seq_ = snapshot.at("seq").get<std::uint64_t>();
+      searcher_.restore(snapshot.at("searcher"), snapshot.at("seq").get<std::uint64_t>());
+      for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_record_from_json(t));
       if (const nlohmann::json& shutdown = snapshot.at("shutdown"); !shutdown.is_null()) {
         shut_down_ = true;
         shutdown_ = Shutdown{shutdown.at("cancel").get<bool>(), shutdown.at("failure").get<bool>()};
       }
-      snapshot_seq_ = seq_;
       started_ = true;
     }
     const JournalContents journal = read_journal(directory_ / "journal.jsonl");
     if (journal.torn_tail) {
-      log("the journal ends in a record cut short by the crash; it was never acted on and is dropped");
+      report_.log("the journal ends in a record cut short by the crash; it was never acted on and is dropped");
       truncate_journal(directory_ / "journal.jsonl", journal.valid_bytes);
     }
     replaying_ = true;
     std::uint64_t replayed = 0;
     for (const nlohmann::json& record : journal.records) {
-      if (record.at("seq").get<std::uint64_t>() < seq_) continue;
-      replay(record);
+      if (record.at("seq").get<std::uint64_t>() < searcher_.seq()) continue;
+      replay(searcher_.replay(record));
       ++replayed;
     }
     replaying_ = false;
-    journal_.emplace(directory_ / "journal.jsonl");
-    log("resumed: " + std::to_string(trials_.size()) + " trials, " + std::to_string(replayed) +
-        " journal records replayed after the snapshot (record " + std::to_string(snapshot_seq_) +
-        "), every answer identical");
+    searcher_.open(directory_ / "journal.jsonl");
+    report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " + std::to_string(replayed) +
+                " journal records replayed after the snapshot (record " +
+                std::to_string(searcher_.snapshot_seq()) + "), every answer identical");
     if (!started_) feed_initial();
     // A crash between journaling a create and its trial_created leaves a trial the searcher
     // has not heard of yet: tell it now, as the live run would have.
@@ -259,63 +130,53 @@ class Experiment {
   }
 
   RunOutcome run() {
-    const SignalGuard signals;
+    const SignalPipe signals;
     bool pausing = false;
     std::chrono::steady_clock::time_point pause_deadline{};
     write_state();
     while (true) {
-      launch_queued();
-      if (running_ == 0) {
+      launch_waiting();
+      if (supervisor_.running() == 0) {
         if (shut_down_ || interrupted_) break;
-        if (waiting_.empty()) {
+        if (!supervisor_.waiting()) {
           throw RunnerError("the search stalled: no trial is running or waiting and the searcher "
                             "has not shut down (see runner.log)");
         }
       }
-      std::vector<pollfd> fds{{g_signal_pipe[0], POLLIN, 0}};
-      std::vector<std::uint32_t> owners{0};
-      for (const std::uint32_t i : live_) {
-        if (trials_[i].process && trials_[i].process->report_fd() >= 0) {
-          fds.push_back({trials_[i].process->report_fd(), POLLIN, 0});
-          owners.push_back(i);
+      supervisor_.wait(options_.terminal ? 500 : 1000, signals.fd());
+      for (const int s : signals.drain()) {
+        if (s != SIGINT && s != SIGTERM) continue;
+        if (!interrupted_) {
+          interrupted_ = s;
+          pausing = true;
+          pause_deadline = std::chrono::steady_clock::now() +
+                           std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
+          report_.log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") +
+                      ": pausing every trial (they checkpoint and exit); send it again to stop them at once");
+          for (const std::uint32_t i : supervisor_.running_trials()) reconcile(i);
+        } else {
+          report_.log("stopping every trial now");
+          for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
         }
       }
-      const int ready = ::poll(fds.data(), fds.size(), options_.terminal ? 500 : 1000);
-      if (ready < 0 && errno != EINTR) throw RunnerError(std::string("poll: ") + std::strerror(errno));
-      for (const int s : SignalGuard::drain()) {
-        if (s == SIGINT || s == SIGTERM) {
-          if (!interrupted_) {
-            interrupted_ = s;
-            pausing = true;
-            pause_deadline = std::chrono::steady_clock::now() +
-                             std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
-            log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") +
-                ": pausing every trial (they checkpoint and exit); send it again to stop them at once");
-            for (const std::uint32_t i : live_) reconcile(i);
-          } else {
-            log("stopping every trial now");
-            for (const std::uint32_t i : live_) trials_[i].process->terminate(true);
-          }
-        }
-      }
-      for (std::size_t k = 1; k < fds.size(); ++k) {
-        if (fds[k].revents != 0) read_reports(owners[k]);
-      }
-      reap();
+      supervisor_.deliver();
       if (pausing && std::chrono::steady_clock::now() > pause_deadline) {
-        for (const std::uint32_t i : live_) trials_[i].process->terminate(true);
+        for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
         pausing = false;
       }
       // A snapshot costs O(trials): taking one at most every `trials` records keeps the
       // amortised cost per event constant however large the experiment grows.
-      if (seq_ - snapshot_seq_ >= std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
+      if (searcher_.seq() - searcher_.snapshot_seq() >= std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
         write_state();
       }
-      status();
+      report_.status(trials_, searcher_.progress());
     }
     write_state();
-    if (options_.terminal && status_drawn_) err_ << "\r\033[K" << std::flush;
-    return {finish(), interrupted_};
+    report_.clear_status();
+    const bool paused = interrupted_ && !shut_down_;
+    report_.summary(paused, shutdown_.failure, trials_);
+    return {paused ? RunEnd::kInterrupted : shutdown_.failure ? RunEnd::kFailed : RunEnd::kCompleted,
+            interrupted_};
   }
 
  private:
@@ -323,27 +184,17 @@ class Experiment {
 
   void feed_initial() {
     started_ = true;
-    const std::vector<Operation> ops = searcher_.initial_operations();
-    record({{"event", "initial_operations"}}, ops, {});
-    apply(ops);
+    apply(searcher_.initial_operations());
   }
 
   void feed(const Event& event, const nlohmann::json& metrics = {}) {
-    const std::vector<Operation> ops = searcher_.handle(event);
-    record(nlohmann::json(event), ops, metrics);
+    const std::vector<Operation> ops = searcher_.handle(event, metrics);
     note_event(event, metrics);
     apply(ops);
   }
 
-  void record(const nlohmann::json& in, const std::vector<Operation>& ops, const nlohmann::json& metrics) {
-    nlohmann::json entry{{"seq", seq_++}, {"in", in}, {"out", operations_answer(ops)}};
-    if (!metrics.is_null()) entry["metrics"] = metrics;
-    journal_->append(entry);
-  }
-
   void append_runner_record(const char* kind, nlohmann::json body) {
-    if (replaying_) return;
-    journal_->append({{"seq", seq_++}, {kind, std::move(body)}});
+    if (!replaying_) searcher_.append_runner_record(kind, std::move(body));
   }
 
   // What the runner keeps of an event besides the searcher's own state.
@@ -351,15 +202,15 @@ class Experiment {
     if (const auto* created = std::get_if<TrialCreated>(&event)) {
       trials_[index_of(created->request_id)].created = true;
     } else if (const auto* v = std::get_if<ValidationCompleted>(&event)) {
-      RunnerTrial& t = trials_[index_of(v->request_id)];
+      TrialRecord& t = trials_[index_of(v->request_id)];
       t.validations.push_back({v->length, v->metric, metrics});
       t.target.reset();  // done; the operations that follow may set the next one
     } else if (const auto* e = std::get_if<TrialExitedEarly>(&event)) {
-      RunnerTrial& t = trials_[index_of(e->request_id)];
+      TrialRecord& t = trials_[index_of(e->request_id)];
       t.exit_reason = e->reason;
       t.target.reset();
     } else if (const auto* c = std::get_if<TrialClosed>(&event)) {
-      RunnerTrial& t = trials_[index_of(c->request_id)];
+      TrialRecord& t = trials_[index_of(c->request_id)];
       t.closed = true;
       t.target.reset();
     }
@@ -369,7 +220,7 @@ class Experiment {
     std::vector<RequestId> created;
     for (const Operation& op : ops) {
       if (const auto* create = std::get_if<Create>(&op)) {
-        RunnerTrial t;
+        TrialRecord t;
         t.id = create->request_id;
         t.trial_seed = create->trial_seed;
         t.hparams = create->hparams;
@@ -396,43 +247,23 @@ class Experiment {
     }
   }
 
-  void replay(const nlohmann::json& record) {
-    const std::uint64_t seq = record.at("seq").get<std::uint64_t>();
-    if (seq != seq_) {
-      throw RunnerError("journal record " + std::to_string(seq) + " follows record " +
-                        std::to_string(seq_ - 1) + ": records are missing");
-    }
-    ++seq_;
-    if (record.contains("checkpoint")) {
-      const nlohmann::json& c = record.at("checkpoint");
+  void replay(const ReplayedRecord& record) {
+    if (record.runner_kind == "checkpoint") {
+      const nlohmann::json& c = record.runner_body;
       trials_[index_of(parse_id(c.at("request_id")))].checkpoint =
           Checkpoint{c.at("path").get<std::string>(), c.at("length").get<std::uint64_t>()};
       return;
     }
-    if (record.contains("restart")) {
-      ++trials_[index_of(parse_id(record.at("restart").at("request_id")))].restarts;
+    if (record.runner_kind == "restart") {
+      ++trials_[index_of(parse_id(record.runner_body.at("request_id")))].restarts;
       return;
     }
-    const nlohmann::json& in = record.at("in");
-    std::vector<Operation> ops;
-    std::optional<Event> event;
-    if (in.at("event") == "initial_operations") {
-      started_ = true;
-      ops = searcher_.initial_operations();
-    } else {
-      event = event_from_json(in);
-      ops = searcher_.handle(*event);
+    if (!record.runner_kind.empty()) {
+      throw RunnerError("journal: unknown record kind '" + record.runner_kind + "'");
     }
-    const nlohmann::json answer = operations_answer(ops);
-    if (answer != record.at("out")) {
-      throw RunnerError("journal record " + std::to_string(seq) + " (" + json_line(in) +
-                        "): the searcher now answers " + json_line(answer) +
-                        " but the journal recorded " + json_line(record.at("out")) +
-                        "; the config, seed or hpsearch version differ from the run's, so it "
-                        "cannot be resumed");
-    }
-    if (event) note_event(*event, record.value("metrics", nlohmann::json()));
-    apply(ops);
+    if (!record.event) started_ = true;
+    if (record.event) note_event(*record.event, record.metrics);
+    apply(record.operations);
     dirty_.clear();
   }
 
@@ -441,59 +272,62 @@ class Experiment {
   // Brings a trial's process in line with what the searcher wants of it.
   void reconcile(std::uint32_t i) {
     if (replaying_) return;
-    RunnerTrial& t = trials_[i];
+    TrialRecord& t = trials_[i];
+    LaunchState& l = launches_[i];
     if (t.closed) return;
-    if (t.process) {
+    if (supervisor_.is_running(i)) {
       // Stopping, pausing or closing: it gets nothing more; a pausing trial that is promoted
       // meanwhile is relaunched once it has exited.
-      if (!t.broke_protocol.empty() || t.invalid_reported || t.close_sent) return;
-      if (t.pause_sent) return;
+      if (!l.broke_protocol.empty() || l.invalid_reported || l.close_sent) return;
+      if (l.pause_sent) return;
       if (interrupted_) {
         send(i, PauseCommand{});
         return;
       }
-      if (t.target && t.sent_target != t.target) {
-        if (send(i, TrainCommand{*t.target})) t.sent_target = t.target;
-      } else if (!t.target && t.close_requested && !t.close_sent) {
+      if (t.target && l.sent_target != t.target) {
+        if (send(i, TrainCommand{*t.target})) l.sent_target = t.target;
+      } else if (!t.target && t.close_requested && !l.close_sent) {
         send(i, CloseCommand{});
-      } else if (!t.target && !t.close_requested && !t.pause_sent) {
+      } else if (!t.target && !t.close_requested && !l.pause_sent) {
         send(i, PauseCommand{});  // nothing to do for now: checkpoint and free the slot
       }
       return;
     }
     if (t.exit_reason || (t.close_requested && !t.target)) {
       feed(TrialClosed{t.id});
-    } else if (t.target && !t.queued && !interrupted_) {
-      t.queued = true;
-      waiting_.push_back(i);
+    } else if (t.target && !interrupted_) {
+      supervisor_.enqueue(i);
     }
   }
 
   bool send(std::uint32_t i, const TrialCommand& command) {
-    RunnerTrial& t = trials_[i];
-    if (std::holds_alternative<PauseCommand>(command)) t.pause_sent = true;
-    if (std::holds_alternative<CloseCommand>(command)) t.close_sent = true;
-    return t.process->send(command_line(command));
+    LaunchState& l = launches_[i];
+    if (std::holds_alternative<PauseCommand>(command)) l.pause_sent = true;
+    if (std::holds_alternative<CloseCommand>(command)) l.close_sent = true;
+    return supervisor_.send(i, command_line(command));
   }
 
-  void launch_queued() {
-    while (running_ < options_.slots && !waiting_.empty() && !interrupted_) {
-      const std::uint32_t i = waiting_.front();
-      waiting_.pop_front();
-      RunnerTrial& t = trials_[i];
-      t.queued = false;
-      if (t.closed || !t.target || t.process) continue;
-      launch(i);
-    }
+  void launch_waiting() {
+    if (interrupted_) return;
+    supervisor_.launch_waiting(
+        [this](std::uint32_t i) { return prepare_launch(i); },
+        [this](std::uint32_t i, long pid) {
+          const TrialRecord& t = trials_[i];
+          report_.log(name(i) + " started (pid " + std::to_string(pid) + ", train to " +
+                      std::to_string(*t.target) +
+                      (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length) : "") + ")");
+          reconcile(i);
+        },
+        [this](std::uint32_t i, const std::string& why) {
+          report_.log(name(i) + " could not be started: " + why);
+          failed(i, "could not be started");
+        });
   }
 
-  fs::path trial_directory(std::uint32_t i) const {
-    return directory_ / "trials" / (std::to_string(i + 1) + "-" + trials_[i].id.to_string().substr(0, 8));
-  }
-
-  void launch(std::uint32_t i) {
-    RunnerTrial& t = trials_[i];
-    const fs::path dir = trial_directory(i);
+  std::optional<LaunchSpec> prepare_launch(std::uint32_t i) {
+    const TrialRecord& t = trials_[i];
+    if (t.closed || !t.target) return std::nullopt;
+    const fs::path dir = report_.trial_directory(i, t);
     fs::create_directories(dir / "checkpoints");
     LaunchSpec spec;
     spec.command = command_;
@@ -520,40 +354,21 @@ class Experiment {
     const char* python_path = std::getenv("PYTHONPATH");
     spec.environment["PYTHONPATH"] =
         std::string(HPSEARCH_PYTHON_DIR) + (python_path && *python_path ? std::string(":") + python_path : "");
-    t.buffer.clear();
-    t.sent_target.reset();
-    t.pause_sent = t.close_sent = t.report_eof = t.invalid_reported = false;
-    t.broke_protocol.clear();
-    try {
-      t.process = launcher_.launch(spec);
-    } catch (const std::runtime_error& e) {
-      log(name(i) + " could not be started: " + e.what());
-      failed(i, "could not be started");
-      return;
-    }
-    ++running_;
-    live_.push_back(i);
-    log(name(i) + " started (pid " + std::to_string(t.process->pid()) + ", train to " +
-        std::to_string(*t.target) +
-        (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length) : "") + ")");
-    reconcile(i);
+    launches_[i] = LaunchState{};
+    return spec;
   }
 
-  void read_reports(std::uint32_t i) {
-    RunnerTrial& t = trials_[i];
-    const bool open = t.process->read_reports(t.buffer);
-    std::size_t newline;
-    while ((newline = t.buffer.find('\n')) != std::string::npos) {
-      const std::string line = t.buffer.substr(0, newline);
-      t.buffer.erase(0, newline + 1);
-      if (t.broke_protocol.empty()) handle_report(i, line);
-    }
-    if (t.buffer.size() > kMaxReportLine) broke_protocol(i, t.buffer.substr(0, 200), "a line longer than 1 MiB");
-    if (!open) t.report_eof = true;
+  void on_report(std::uint32_t i, const std::string& line) override {
+    if (launches_[i].broke_protocol.empty()) handle_report(i, line);
+  }
+
+  void on_oversized_report(std::uint32_t i, const std::string& head) override {
+    broke_protocol(i, head, "a line longer than 1 MiB");
   }
 
   void handle_report(std::uint32_t i, const std::string& line) {
-    RunnerTrial& t = trials_[i];
+    TrialRecord& t = trials_[i];
+    LaunchState& l = launches_[i];
     TrialReport report;
     try {
       report = parse_trial_report(line, config_.searcher.metric);
@@ -561,126 +376,111 @@ class Experiment {
       broke_protocol(i, line, e.what());
       return;
     }
-    if (t.invalid_reported) return broke_protocol(i, line, "a report after invalid_hp");
+    if (l.invalid_reported) return broke_protocol(i, line, "a report after invalid_hp");
     if (const auto* progress = std::get_if<ProgressReport>(&report)) {
       feed(TrialProgress{t.id, progress->units});
     } else if (const auto* v = std::get_if<ValidationReport>(&report)) {
-      if (!t.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
-      if (v->length != *t.sent_target) {
+      if (!l.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
+      if (v->length != *l.sent_target) {
         return broke_protocol(i, line, "a validation at length " + std::to_string(v->length) +
-                                           ", but it was asked to train to " + std::to_string(*t.sent_target));
+                                           ", but it was asked to train to " + std::to_string(*l.sent_target));
       }
-      t.sent_target.reset();
+      l.sent_target.reset();
       t.target.reset();
-      log(name(i) + " validated at " + std::to_string(v->length) + ": " + config_.searcher.metric +
-          " " + json_line(metric_to_json(v->metric)));
+      report_.log(name(i) + " validated at " + std::to_string(v->length) + ": " + config_.searcher.metric +
+                  " " + json_line(metric_to_json(v->metric)));
       dirty_.push_back(i);
       // The runner's own cost per operation: from the report to the next commands sent,
       // journal syncs included.
       const auto started = std::chrono::steady_clock::now();
       feed(ValidationCompleted{t.id, v->metric, v->length}, v->metrics);
       reconcile(i);
-      decision_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      ++decisions_;
+      decisions_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      ++decisions_.count;
     } else if (const auto* c = std::get_if<CheckpointReport>(&report)) {
       fs::path path = c->path;
-      if (path.is_relative()) path = trial_directory(i) / "checkpoints" / path;
+      if (path.is_relative()) path = report_.trial_directory(i, t) / "checkpoints" / path;
       std::error_code error;
       if (!fs::exists(path, error)) return broke_protocol(i, line, "the checkpoint path does not exist");
       t.checkpoint = Checkpoint{path.string(), c->length};
       append_runner_record("checkpoint", {{"request_id", t.id.to_string()}, {"path", path.string()}, {"length", c->length}});
     } else if (const auto* invalid = std::get_if<InvalidHpReport>(&report)) {
-      t.invalid_reported = true;
-      log(name(i) + " reported invalid hyperparameters" + (invalid->reason.empty() ? "" : ": " + invalid->reason));
+      l.invalid_reported = true;
+      report_.log(name(i) + " reported invalid hyperparameters" + (invalid->reason.empty() ? "" : ": " + invalid->reason));
       feed(TrialExitedEarly{t.id, ExitedReason::kInvalidHp});
     }
   }
 
   void broke_protocol(std::uint32_t i, const std::string& line, const std::string& why) {
-    RunnerTrial& t = trials_[i];
-    if (!t.broke_protocol.empty()) return;
-    t.broke_protocol = why;
-    log(name(i) + " broke the trial protocol: it sent '" + line.substr(0, 200) + "': " + why +
-        "; stopping it");
-    t.process->terminate(true);
+    LaunchState& l = launches_[i];
+    if (!l.broke_protocol.empty()) return;
+    l.broke_protocol = why;
+    report_.log(name(i) + " broke the trial protocol: it sent '" + line.substr(0, 200) + "': " + why +
+                "; stopping it");
+    supervisor_.terminate(i, true);
   }
 
-  void reap() {
-    for (std::size_t k = 0; k < live_.size();) {
-      const std::uint32_t i = live_[k];
-      RunnerTrial& t = trials_[i];
-      const std::optional<ExitStatus> status = t.process->poll_exit();
-      if (status && !t.report_eof) read_reports(i);  // drain what it wrote before exiting
-      if (!status || !t.report_eof) {
-        ++k;
-        continue;
-      }
-      live_.erase(live_.begin() + static_cast<long>(k));
-      --running_;
-      t.process.reset();
-      exited(i, *status);
-    }
-  }
-
-  void exited(std::uint32_t i, const ExitStatus& status) {
-    RunnerTrial& t = trials_[i];
-    if (t.invalid_reported) {
+  void on_exited(std::uint32_t i, const ExitStatus& status) override {
+    TrialRecord& t = trials_[i];
+    const LaunchState& l = launches_[i];
+    if (l.invalid_reported) {
       feed(TrialClosed{t.id});
       return;
     }
-    if (!t.broke_protocol.empty()) {
-      failed(i, "it broke the trial protocol (" + t.broke_protocol + ")");
+    if (!l.broke_protocol.empty()) {
+      failed(i, "it broke the trial protocol (" + l.broke_protocol + ")");
       return;
     }
-    if (interrupted_ && t.pause_sent) {
-      log(name(i) + " paused (" + status.describe() + ")");
+    if (interrupted_ && l.pause_sent) {
+      report_.log(name(i) + " paused (" + status.describe() + ")");
       return;  // its work, if any, is relaunched on resume
     }
     if (!status.success()) {
       failed(i, status.describe());
       return;
     }
-    if (t.target && !t.pause_sent) {
+    if (t.target && !l.pause_sent) {
       failed(i, "it exited (exit code 0) before reporting its validation at " + std::to_string(*t.target));
       return;
     }
-    if (t.close_sent) {
-      log(name(i) + " closed");
+    if (l.close_sent) {
+      report_.log(name(i) + " closed");
       feed(TrialClosed{t.id});
       return;
     }
-    log(name(i) + " paused");
+    report_.log(name(i) + " paused");
     reconcile(i);  // promoted while it paused: relaunch
   }
 
   // A trial process failed: restart from its checkpoint, or give up after max_restarts.
   void failed(std::uint32_t i, const std::string& why) {
-    RunnerTrial& t = trials_[i];
+    TrialRecord& t = trials_[i];
     if (!t.target) {
-      log(name(i) + " failed after its operation was done (" + why + "); nothing is lost");
+      report_.log(name(i) + " failed after its operation was done (" + why + "); nothing is lost");
       reconcile(i);
       return;
     }
     if (t.restarts < config_.max_restarts) {
       ++t.restarts;
       append_runner_record("restart", {{"request_id", t.id.to_string()}, {"why", why}});
-      log(name(i) + " failed: " + why + "; restarting from " +
-          (t.checkpoint ? "its checkpoint at " + std::to_string(t.checkpoint->length) : std::string("scratch")) +
-          " (restart " + std::to_string(t.restarts) + " of " + std::to_string(config_.max_restarts) + ")");
+      report_.log(name(i) + " failed: " + why + "; restarting from " +
+                  (t.checkpoint ? "its checkpoint at " + std::to_string(t.checkpoint->length) : std::string("scratch")) +
+                  " (restart " + std::to_string(t.restarts) + " of " + std::to_string(config_.max_restarts) + ")");
       reconcile(i);
       return;
     }
-    log(name(i) + " failed: " + why + "; it has used its " + std::to_string(config_.max_restarts) +
-        " restarts, so it is reported as errored");
+    report_.log(name(i) + " failed: " + why + "; it has used its " + std::to_string(config_.max_restarts) +
+                " restarts, so it is reported as errored");
     feed(TrialExitedEarly{t.id, ExitedReason::kErrored});
     if (!t.closed) feed(TrialClosed{t.id});
   }
 
   // ---- bookkeeping and output ----------------------------------------------------------------
 
-  void add_trial(RunnerTrial t) {
+  void add_trial(TrialRecord t) {
     index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
     trials_.push_back(std::move(t));
+    launches_.emplace_back();
   }
 
   std::uint32_t index_of(const RequestId& id) const {
@@ -699,190 +499,43 @@ class Experiment {
     return "trial " + std::to_string(i + 1) + " (" + trials_[i].id.to_string() + ")";
   }
 
-  static std::string shell_quote(const std::string& word) {
-    if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos) {
-      return word;
-    }
-    std::string quoted = "'";
-    for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-  }
-
-  void log(const std::string& line) {
-    log_ << wall_clock_stamp() << ' ' << line << std::endl;
-    if (options_.terminal) {
-      if (status_drawn_) err_ << "\r\033[K";
-      status_drawn_ = false;
-    }
-    err_ << "searcher-run: " << line << '\n' << std::flush;
-  }
-
-  std::string outcome(const RunnerTrial& t) const {
-    if (t.exit_reason == ExitedReason::kErrored) return "errored";
-    if (t.exit_reason) return std::string(to_string(*t.exit_reason));
-    const bool full = !t.validations.empty() && t.validations.back().length >= config_.searcher.max_length.units;
-    if (t.closed) return full ? "completed" : "stopped";
-    if (t.process) return "running";
-    return t.target ? "waiting" : "paused";
-  }
-
-  // The best trial: the best metric among validations at max_length, else at any length.
-  std::optional<std::pair<std::uint32_t, std::size_t>> best() const {
-    std::optional<std::pair<std::uint32_t, std::size_t>> found;
-    bool found_full = false;
-    double best_value = 0;
-    const double sign = config_.searcher.smaller_is_better ? 1 : -1;
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
-      for (std::size_t k = 0; k < trials_[i].validations.size(); ++k) {
-        const Validation& v = trials_[i].validations[k];
-        if (std::isnan(v.metric)) continue;
-        const bool full = v.length >= config_.searcher.max_length.units;
-        if (found && found_full && !full) continue;
-        if (!found || (full && !found_full) || sign * v.metric < sign * best_value) {
-          found = std::make_pair(i, k);
-          found_full = full;
-          best_value = v.metric;
-        }
-      }
-    }
-    return found;
-  }
-
-  nlohmann::json experiment_json(const char* state) const {
-    nlohmann::json trials = nlohmann::json::array();
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
-      nlohmann::json t = trial_to_json(trials_[i]);
-      t["trial"] = i + 1;
-      t["outcome"] = outcome(trials_[i]);
-      t["directory"] = trial_directory(i).string();
-      t.erase("target");
-      t.erase("close_requested");
-      t.erase("created");
-      trials.push_back(std::move(t));
-    }
-    nlohmann::json j{{"state", state},
-                     {"metric", config_.searcher.metric},
-                     {"smaller_is_better", config_.searcher.smaller_is_better},
-                     {"seed", settings_.seed},
-                     {"progress", searcher_.progress()},
-                     {"runner", {{"validations_handled", decisions_},
-                                 {"mean_decision_ms", decisions_ > 0 ? 1000 * decision_seconds_ / static_cast<double>(decisions_) : 0.0}}},
-                     {"trials", std::move(trials)}};
-    if (const auto b = best()) {
-      const RunnerTrial& t = trials_[b->first];
-      const Validation& v = t.validations[b->second];
-      j["best"] = {{"trial", b->first + 1}, {"request_id", t.id.to_string()}, {"hparams", t.hparams},
-                   {"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics},
-                   {"checkpoint", t.checkpoint ? nlohmann::json(t.checkpoint->path) : nlohmann::json(nullptr)}};
-    }
-    return j;
-  }
-
   void write_state() {
     nlohmann::json trials = nlohmann::json::array();
-    for (const RunnerTrial& t : trials_) trials.push_back(trial_to_json(t));
+    for (const TrialRecord& t : trials_) trials.push_back(to_json(t));
     const nlohmann::json snapshot{
-        {"format_version", kFormatVersion}, {"seq", seq_}, {"searcher", searcher_.snapshot()},
+        {"format_version", kFormatVersion}, {"seq", searcher_.seq()}, {"searcher", searcher_.snapshot()},
         {"trials", std::move(trials)},
         {"shutdown", shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
                                 : nlohmann::json(nullptr)}};
     write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
-    snapshot_seq_ = seq_;
+    searcher_.snapshot_taken();
     const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
-                        : interrupted_ && running_ == 0 ? "paused" : "running";
-    write_file_atomically(directory_ / "experiment.json", experiment_json(state).dump(2) + '\n');
-  }
-
-  struct Counts {
-    std::uint64_t running = 0, waiting = 0, paused = 0, completed = 0, stopped = 0, errored = 0, invalid = 0;
-  };
-  Counts counts() const {
-    Counts c;
-    for (const RunnerTrial& t : trials_) {
-      const std::string o = outcome(t);
-      if (o == "running") ++c.running;
-      else if (o == "waiting") ++c.waiting;
-      else if (o == "paused") ++c.paused;
-      else if (o == "completed") ++c.completed;
-      else if (o == "stopped") ++c.stopped;
-      else if (o == "errored") ++c.errored;
-      else ++c.invalid;
-    }
-    return c;
-  }
-
-  void status() {
-    if (!options_.terminal) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (status_drawn_ && now - last_status_ < std::chrono::milliseconds(500)) return;
-    last_status_ = now;
-    const Counts c = counts();
-    std::ostringstream line;
-    line << "running " << c.running << ", waiting " << c.waiting << ", paused " << c.paused
-         << ", completed " << c.completed << ", stopped " << c.stopped << ", errored " << c.errored
-         << "; progress " << static_cast<int>(searcher_.progress() * 100) << "%";
-    if (const auto b = best()) {
-      line << "; best " << json_line(metric_to_json(trials_[b->first].validations[b->second].metric))
-           << " (trial " << b->first + 1 << ")";
-    }
-    err_ << "\r\033[K" << line.str() << std::flush;
-    status_drawn_ = true;
-  }
-
-  RunEnd finish() {
-    const Counts c = counts();
-    if (interrupted_ && !shut_down_) {
-      out_ << "paused: " << trials_.size() << " trials so far (" << c.completed << " completed, "
-           << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
-           << directory_.string() << "\ncontinue with: searcher-run resume " << directory_.string() << '\n';
-      return RunEnd::kInterrupted;
-    }
-    out_ << "search " << (shutdown_.failure ? "failed" : "completed") << ": " << trials_.size()
-         << " trials (" << c.completed << " completed, " << c.stopped << " stopped early, "
-         << c.errored << " errored, " << c.invalid << " with invalid hyperparameters)\n";
-    if (const auto b = best()) {
-      const RunnerTrial& t = trials_[b->first];
-      const Validation& v = t.validations[b->second];
-      out_ << "best trial " << b->first + 1 << " (" << t.id.to_string() << "): "
-           << config_.searcher.metric << ' ' << json_line(metric_to_json(v.metric)) << " at length "
-           << v.length << "\n  hyperparameters " << json_line(t.hparams) << "\n  checkpoint "
-           << (t.checkpoint ? t.checkpoint->path : std::string("(none)")) << '\n';
-    }
-    out_ << "details: " << (directory_ / "experiment.json").string() << '\n';
-    return shutdown_.failure ? RunEnd::kFailed : RunEnd::kCompleted;
+                        : interrupted_ && supervisor_.running() == 0 ? "paused" : "running";
+    write_file_atomically(directory_ / "experiment.json",
+                          report_.experiment_json(state, trials_, searcher_.progress(), decisions_).dump(2) + '\n');
   }
 
   fs::path directory_;
   ExperimentConfig config_;
   RunSettings settings_;
   const RunnerOptions& options_;
-  Launcher& launcher_;
-  std::ostream& out_;
-  std::ostream& err_;
-  Searcher searcher_;
-  std::ofstream log_;
-  std::optional<Journal> journal_;
+  JournaledSearcher searcher_;
+  Supervisor supervisor_;
+  Report report_;
   std::string command_;
 
-  // A deque: trials are only appended, and references to them stay valid while feeding the
+  // Deques: trials are only appended, and references to them stay valid while feeding the
   // searcher creates more (a vector would move them).
-  std::deque<RunnerTrial> trials_;
+  std::deque<TrialRecord> trials_;
+  std::deque<LaunchState> launches_;
   RequestIdIndex index_;
-  std::deque<std::uint32_t> waiting_;
   std::deque<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> live_;  // trials with a process
-  std::uint64_t running_ = 0;
-  std::uint64_t seq_ = 0;
-  std::uint64_t snapshot_seq_ = 0;
   bool started_ = false;
   bool replaying_ = false;
   bool shut_down_ = false;
   Shutdown shutdown_;
   int interrupted_ = 0;
-  bool status_drawn_ = false;
-  std::chrono::steady_clock::time_point last_status_{};
-  double decision_seconds_ = 0;
-  std::uint64_t decisions_ = 0;
+  DecisionStats decisions_;
 };
 
 }  // namespace

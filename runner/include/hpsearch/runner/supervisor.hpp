@@ -1,0 +1,85 @@
+#pragma once
+/// \file
+/// The process supervisor. It knows nothing of the search: it runs trials through a Launcher,
+/// at most `slots` at once with the rest waiting in FIFO order, passes each complete report
+/// line to its listener, and tells it when a trial's process has ended (after everything it
+/// wrote has been read).
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hpsearch/runner/launcher.hpp"
+
+namespace hpsearch {
+
+/// What the supervisor reports back. Trials are named by the caller's dense index.
+class SupervisorListener {
+ public:
+  virtual ~SupervisorListener() = default;
+  /// One report line (without its newline).
+  virtual void on_report(std::uint32_t trial, const std::string& line) = 0;
+  /// The trial wrote a line longer than the limit without a newline; `head` is its start.
+  virtual void on_oversized_report(std::uint32_t trial, const std::string& head) = 0;
+  /// The trial's process has ended and all its reports were delivered; it no longer runs.
+  virtual void on_exited(std::uint32_t trial, const ExitStatus& status) = 0;
+};
+
+/// Not thread-safe; one per experiment.
+class Supervisor {
+ public:
+  static constexpr std::size_t kMaxReportLine = 1 << 20;
+
+  Supervisor(Launcher& launcher, std::uint64_t slots, SupervisorListener& listener)
+      : launcher_(launcher), slots_(slots), listener_(listener) {}
+
+  /// Puts a trial at the back of the queue (no-op if it is queued or running).
+  void enqueue(std::uint32_t trial);
+  [[nodiscard]] bool waiting() const { return !waiting_.empty(); }
+  [[nodiscard]] std::size_t running() const { return live_order_.size(); }
+  [[nodiscard]] bool is_running(std::uint32_t trial) const { return live_.contains(trial); }
+  [[nodiscard]] const std::vector<std::uint32_t>& running_trials() const { return live_order_; }
+
+  /// While slots are free, takes waiting trials in order and asks `prepare` for their launch;
+  /// nullopt skips a trial that no longer needs to run. `started` is told the pid of each
+  /// launch, `failed` the reason a launch could not start.
+  void launch_waiting(const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,
+                      const std::function<void(std::uint32_t, long)>& started,
+                      const std::function<void(std::uint32_t, const std::string&)>& failed);
+
+  /// Writes a command line to a running trial; false if it no longer reads.
+  bool send(std::uint32_t trial, const std::string& line);
+  /// Asks a running trial to stop (SIGTERM), or kills it (SIGKILL).
+  void terminate(std::uint32_t trial, bool force);
+
+  /// Waits up to `timeout_ms` for reports, or for `wake_fd` to become readable.
+  void wait(int timeout_ms, int wake_fd);
+  /// Delivers the reports that arrived during the last wait, then the exits.
+  void deliver();
+
+ private:
+  struct Live {
+    std::unique_ptr<TrialProcess> process;
+    std::string buffer;
+    bool report_eof = false;
+    bool oversized = false;
+  };
+  void read_reports(std::uint32_t trial);
+  void reap();
+
+  Launcher& launcher_;
+  std::uint64_t slots_;
+  SupervisorListener& listener_;
+  std::deque<std::uint32_t> waiting_;
+  std::unordered_map<std::uint32_t, bool> queued_;
+  std::unordered_map<std::uint32_t, Live> live_;
+  std::vector<std::uint32_t> live_order_;  // launch order: reports are read in a fixed order
+  std::vector<std::uint32_t> ready_;       // trials with reports to read after the last wait
+};
+
+}  // namespace hpsearch

@@ -1,0 +1,53 @@
+#include "trial_record.hpp"
+
+#include <cmath>
+
+#include "hpsearch/runner/experiment.hpp"
+#include "hpsearch/searcher/json_number.hpp"
+
+namespace hpsearch::runner_detail {
+
+nlohmann::json to_json(const TrialRecord& t) {
+  nlohmann::json validations = nlohmann::json::array();
+  for (const Validation& v : t.validations) {
+    validations.push_back({{"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics}});
+  }
+  return {{"request_id", t.id.to_string()},
+          {"trial_seed", t.trial_seed},
+          {"hparams", t.hparams},
+          {"created", t.created},
+          {"target", t.target ? nlohmann::json(*t.target) : nullptr},
+          {"close_requested", t.close_requested},
+          {"closed", t.closed},
+          {"exit_reason", t.exit_reason ? nlohmann::json(std::string(to_string(*t.exit_reason))) : nullptr},
+          {"restarts", t.restarts},
+          {"checkpoint", t.checkpoint ? nlohmann::json{{"path", t.checkpoint->path}, {"length", t.checkpoint->length}}
+                                      : nlohmann::json(nullptr)},
+          {"validations", std::move(validations)}};
+}
+
+TrialRecord trial_record_from_json(const nlohmann::json& j) {
+  TrialRecord t;
+  const std::optional<RequestId> id = RequestId::parse(j.at("request_id").get<std::string>());
+  if (!id) throw RunnerError("snapshot: bad request id " + j.at("request_id").dump());
+  t.id = *id;
+  t.trial_seed = j.at("trial_seed").get<std::uint64_t>();
+  t.hparams = j.at("hparams");
+  t.created = j.at("created").get<bool>();
+  if (!j.at("target").is_null()) t.target = j.at("target").get<std::uint64_t>();
+  t.close_requested = j.at("close_requested").get<bool>();
+  t.closed = j.at("closed").get<bool>();
+  if (!j.at("exit_reason").is_null()) t.exit_reason = parse_exited_reason(j.at("exit_reason").get<std::string>());
+  t.restarts = j.at("restarts").get<std::uint64_t>();
+  if (!j.at("checkpoint").is_null()) {
+    t.checkpoint = Checkpoint{j.at("checkpoint").at("path").get<std::string>(),
+                              j.at("checkpoint").at("length").get<std::uint64_t>()};
+  }
+  for (const nlohmann::json& v : j.at("validations")) {
+    t.validations.push_back({v.at("length").get<std::uint64_t>(),
+                             metric_from_json(v.at("metric")).value_or(std::nan("")), v.at("metrics")});
+  }
+  return t;
+}
+
+}  // namespace hpsearch::runner_detail
