@@ -2,8 +2,16 @@
 // supervisor (trial processes) and the report. It decides what each trial's process is told.
 #include "hpsearch/runner/experiment.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <iterator>
+#include <sstream>
 #include <cmath>
 #include <deque>
 #include <fstream>
@@ -12,6 +20,7 @@
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/methods/any_method.hpp"
 #include "hpsearch/runner/supervisor.hpp"
+#include "hpsearch/runner/trial_channel.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
@@ -42,7 +51,49 @@ struct LaunchState {
 struct RunSettings {
   std::uint32_t seed = 0;
   fs::path context;
+  // Marks every trial process of this experiment (HPSEARCH_EXPERIMENT_KEY in its environment),
+  // so that resume can find what a killed run left.
+  std::string key;
 };
+
+// Holds DIR/runner.lock for the run: two runners on one experiment would corrupt it, and
+// resume must not kill a live run's trials as leftovers.
+class ExperimentLock {
+ public:
+  explicit ExperimentLock(const fs::path& directory)
+      : fd_(::open((directory / "runner.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw RunnerSetupError("cannot open " + (directory / "runner.lock").string() + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw RunnerSetupError("another searcher-run is running the experiment in '" + directory.string() +
+                             "' (it holds runner.lock); stop it first");
+    }
+  }
+  ~ExperimentLock() { ::close(fd_); }
+  ExperimentLock(const ExperimentLock&) = delete;
+  ExperimentLock& operator=(const ExperimentLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// The last lines of a trial's output (at most `lines`, from its last 8 KiB), for a failure.
+std::vector<std::string> output_tail(const fs::path& log, std::size_t lines) {
+  std::ifstream in(log, std::ios::binary);
+  if (!in) return {};
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  const std::streamoff start = std::max<std::streamoff>(0, size - 8192);
+  in.seekg(start);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> all;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) all.push_back(line);
+  if (start > 0 && !all.empty()) all.erase(all.begin());  // cut in the middle
+  while (!all.empty() && all.back().find_first_not_of(" \t\r") == std::string::npos) all.pop_back();
+  if (all.size() > lines) all.erase(all.begin(), all.end() - static_cast<long>(lines));
+  return all;
+}
 
 std::string shell_quote(const std::string& word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos) {
@@ -57,10 +108,11 @@ class Experiment final : private SupervisorListener {
  public:
   Experiment(const fs::path& directory, ExperimentConfig config, RunSettings settings,
              const RunnerOptions& options, Launcher& launcher, std::ostream& out, std::ostream& err)
-      : directory_(directory), config_(std::move(config)), settings_(std::move(settings)),
-        options_(options),
+      : directory_(directory), lock_(directory), config_(std::move(config)), settings_(std::move(settings)),
+        options_(options), launcher_(launcher),
         searcher_(make_searcher(config_.searcher.method, config_.hyperparameters, settings_.seed)),
-        supervisor_(launcher, options.slots, *this),
+        channel_(directory / "channel.sock"),
+        supervisor_(launcher, options.slots, *this, &channel_),
         report_(config_, directory, settings_.seed, options.terminal, out, err,
                 [this](std::uint32_t i) { return supervisor_.is_running(i); }) {
     if (!config_.entrypoint) {
@@ -84,8 +136,12 @@ class Experiment final : private SupervisorListener {
     feed_initial();
   }
 
-  // Resuming: snapshot, then the journal's tail, each answer checked.
+  // Resuming: what the old run left is killed; then snapshot, then the journal's tail, each
+  // answer checked.
   void recover() {
+    if (const std::size_t killed = launcher_.kill_leftovers(marker()); killed > 0) {
+      report_.log("killed " + std::to_string(killed) + " trial processes left over from the previous run");
+    }
     const fs::path snapshot_path = directory_ / "snapshot.json";
     if (fs::exists(snapshot_path)) {
       std::ifstream in(snapshot_path);
@@ -345,6 +401,7 @@ class Experiment final : private SupervisorListener {
         {"HPSEARCH_MAX_LENGTH", std::to_string(config_.searcher.max_length.units)},
         {"HPSEARCH_CMD_FD", "3"},
         {"HPSEARCH_REPORT_FD", "4"},
+        {"HPSEARCH_EXPERIMENT_KEY", settings_.key},
     };
     if (t.checkpoint) {
       spec.environment["HPSEARCH_LATEST_CHECKPOINT"] = t.checkpoint->path;
@@ -436,11 +493,21 @@ class Experiment final : private SupervisorListener {
       return;  // its work, if any, is relaunched on resume
     }
     if (!status.success()) {
+      const std::vector<std::string> tail = output_tail(report_.trial_directory(i, t) / "output.log", 10);
+      std::string shown;
+      for (const std::string& line : tail) shown += "\n  | " + line;
+      t.last_failure = {{"status", status.describe()}, {"output_tail", tail}};
+      report_.log(name(i) + " ended with " + status.describe() +
+                  (tail.empty() ? std::string("; it wrote no output") : "; its last lines of output:" + shown));
       failed(i, status.describe());
       return;
     }
     if (t.target && !l.pause_sent) {
-      failed(i, "it exited (exit code 0) before reporting its validation at " + std::to_string(*t.target));
+      // As Determined takes it: the script chose to end before its operation was done.
+      report_.log(name(i) + " exited (exit code 0) before reporting its validation at " +
+                  std::to_string(*t.target) + ": a user-requested stop");
+      feed(TrialExitedEarly{t.id, ExitedReason::kUserRequestedStop});
+      if (!t.closed) feed(TrialClosed{t.id});
       return;
     }
     if (l.close_sent) {
@@ -495,6 +562,8 @@ class Experiment final : private SupervisorListener {
     return *id;
   }
 
+  std::string marker() const { return "HPSEARCH_EXPERIMENT_KEY=" + settings_.key; }
+
   std::string name(std::uint32_t i) const {
     return "trial " + std::to_string(i + 1) + " (" + trials_[i].id.to_string() + ")";
   }
@@ -516,10 +585,13 @@ class Experiment final : private SupervisorListener {
   }
 
   fs::path directory_;
+  ExperimentLock lock_;
   ExperimentConfig config_;
   RunSettings settings_;
   const RunnerOptions& options_;
+  Launcher& launcher_;
   JournaledSearcher searcher_;
+  TrialChannel channel_;
   Supervisor supervisor_;
   Report report_;
   std::string command_;
@@ -553,11 +625,11 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
   }
   fs::create_directories(directory, error);
   if (error) throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
-  RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context)};
+  RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context), random_token()};
   fs::copy_file(config_path, directory / "config.yaml");
   write_file_atomically(directory / "run.json",
                         nlohmann::json{{"seed", settings.seed}, {"context", settings.context.string()},
-                                       {"config", fs::absolute(config_path).string()}}
+                                       {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
                                 .dump(2) + '\n');
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
   experiment.begin();
@@ -571,9 +643,14 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
   if (!run_file) {
     throw RunnerSetupError("'" + directory.string() + "' is not an experiment directory (no run.json)");
   }
-  const nlohmann::json run = nlohmann::json::parse(run_file);
+  nlohmann::json run = nlohmann::json::parse(run_file);
   ExperimentConfig config = load_config(directory / "config.yaml");
-  RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>()};
+  if (!run.contains("key")) {  // an experiment from before keys: give it one now
+    run["key"] = random_token();
+    write_file_atomically(run_path, run.dump(2) + '\n');
+  }
+  RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
+                       run.at("key").get<std::string>()};
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
   experiment.recover();
   return experiment.run();

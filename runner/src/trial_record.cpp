@@ -23,7 +23,8 @@ nlohmann::json to_json(const TrialRecord& t) {
           {"restarts", t.restarts},
           {"checkpoint", t.checkpoint ? nlohmann::json{{"path", t.checkpoint->path}, {"length", t.checkpoint->length}}
                                       : nlohmann::json(nullptr)},
-          {"validations", std::move(validations)}};
+          {"validations", std::move(validations)},
+          {"last_failure", t.last_failure}};
 }
 
 TrialRecord trial_record_from_json(const nlohmann::json& j) {
@@ -47,6 +48,7 @@ TrialRecord trial_record_from_json(const nlohmann::json& j) {
     t.validations.push_back({v.at("length").get<std::uint64_t>(),
                              metric_from_json(v.at("metric")).value_or(std::nan("")), v.at("metrics")});
   }
+  t.last_failure = j.value("last_failure", nlohmann::json());
   return t;
 }
 

@@ -38,6 +38,8 @@ struct TrialRecord {
   std::uint64_t restarts = 0;
   std::optional<Checkpoint> checkpoint;
   std::vector<Validation> validations;
+  /// The last failure of a launch: its status and its last lines of output.
+  nlohmann::json last_failure;
 };
 
 [[nodiscard]] nlohmann::json to_json(const TrialRecord& trial);

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <map>
@@ -12,6 +14,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <filesystem>
+#include <cstring>
 
 #include "hpsearch/runner/supervisor.hpp"
 
@@ -75,8 +79,11 @@ class FakeLauncher final : public Launcher {
     if (spec.command == "fail") throw std::runtime_error("cannot start 'fail'");
     commands.push_back(spec.command);
     const long pid = 100 + static_cast<long>(commands.size());
+    environments[pid] = spec.environment;
     return std::make_unique<FakeProcess>(states[pid], pid);
   }
+  std::size_t kill_leftovers(const std::string&) override { return 0; }
+  std::map<long, std::map<std::string, std::string>> environments;
   std::vector<std::string> commands;
   std::map<long, FakeState> states;
 };
@@ -104,7 +111,8 @@ void end(FakeState& state, int code) {
 }
 
 struct Fixture {
-  explicit Fixture(std::uint64_t slots) : supervisor(launcher, slots, recorder) {}
+  explicit Fixture(std::uint64_t slots, const TrialChannel* channel = nullptr)
+      : supervisor(launcher, slots, recorder, channel) {}
   void launch() {
     supervisor.launch_waiting(
         [this](std::uint32_t trial) -> std::optional<LaunchSpec> {
@@ -211,4 +219,75 @@ TEST_CASE("supervisor: skipped and failed launches take no slot") {
   CHECK(f.launcher.commands == std::vector<std::string>{"trial 2"});
   CHECK(f.supervisor.running_trials() == std::vector<std::uint32_t>{2});
   CHECK(!f.supervisor.waiting());
+}
+
+namespace {
+
+// Connects to a channel address "unix:/path" and sends `text`.
+int connect_and_send(const std::string& address, const std::string& text) {
+  REQUIRE(address.rfind("unix:/", 0) == 0);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un where{};
+  where.sun_family = AF_UNIX;
+  std::strcpy(where.sun_path, address.c_str() + 5);
+  REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0);
+  REQUIRE(::send(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+  return fd;
+}
+
+std::string receive(int fd) {
+  char buffer[4096];
+  const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+}  // namespace
+
+TEST_CASE("supervisor: trials connect with their own token; others are refused") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-supervisor-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    const TrialChannel channel(dir / "channel.sock");
+    CHECK(channel.address() == "unix:" + (dir / "channel.sock").string());
+    Fixture f(2, &channel);
+    f.supervisor.enqueue(0);
+    f.supervisor.enqueue(1);
+    f.launch();
+    const auto& env0 = f.launcher.environments.at(f.started.at(0));
+    const auto& env1 = f.launcher.environments.at(f.started.at(1));
+    CHECK(env0.at("HPSEARCH_CHANNEL") == channel.address());
+    CHECK(env0.at("HPSEARCH_TRIAL_TOKEN").size() == 32);
+    CHECK(env0.at("HPSEARCH_TRIAL_TOKEN") != env1.at("HPSEARCH_TRIAL_TOKEN"));
+
+    // Two processes of trial 1 and a stranger.
+    const int a = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
+                                   env1.at("HPSEARCH_TRIAL_TOKEN") + "\",\"rank\":0}\nfirst\n");
+    const int b = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
+                                   env1.at("HPSEARCH_TRIAL_TOKEN") + "\",\"rank\":1}\n");
+    const int stranger = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"0123\"}\nsneaky\n");
+    for (int k = 0; k < 5; ++k) f.step();
+    std::string seen;
+    for (const auto& e : f.recorder.events) seen += e + "|";
+    INFO(seen);
+    CHECK(f.recorder.events == std::vector<std::string>{"report 1 first"});
+    CHECK(receive(stranger).find("\"error\"") != std::string::npos);
+    CHECK(receive(stranger).empty());  // closed
+
+    // Commands reach every connection of the trial; reports from any of them are its own.
+    CHECK(f.supervisor.send(1, "{\"op\":\"pause\"}\n"));
+    CHECK(receive(a) == "{\"op\":\"pause\"}\n");
+    CHECK(receive(b) == "{\"op\":\"pause\"}\n");
+    const std::string late = "from b\n";
+    REQUIRE(::send(b, late.data(), late.size(), 0) == static_cast<ssize_t>(late.size()));
+    // It ends with that line unread: the line comes first, then the exit, and the
+    // connections are closed.
+    end(f.launcher.states[f.started.at(1)], 0);
+    f.step();
+    CHECK(f.recorder.events == std::vector<std::string>{"report 1 first", "report 1 from b", "exited 1 exit code 0"});
+    CHECK(receive(a).empty());
+    for (const int fd : {a, b, stranger}) ::close(fd);
+  }
+  CHECK(!std::filesystem::exists(dir / "channel.sock"));
+  std::filesystem::remove_all(dir);
 }

@@ -1,9 +1,10 @@
 #pragma once
 /// \file
 /// The process supervisor. It knows nothing of the search: it runs trials through a Launcher,
-/// at most `slots` at once with the rest waiting in FIFO order, passes each complete report
-/// line to its listener, and tells it when a trial's process has ended (after everything it
-/// wrote has been read).
+/// at most `slots` at once with the rest waiting in FIFO order, accepts the trials'
+/// connections on a TrialChannel, passes each complete report line (from descriptor 4 or from
+/// any connection of the trial) to its listener, sends commands to all of them, and tells the
+/// listener when a trial has ended (after everything it wrote has been read).
 
 #include <cstdint>
 #include <deque>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "hpsearch/runner/launcher.hpp"
+#include "hpsearch/runner/trial_channel.hpp"
 
 namespace hpsearch {
 
@@ -26,7 +28,7 @@ class SupervisorListener {
   virtual void on_report(std::uint32_t trial, const std::string& line) = 0;
   /// The trial wrote a line longer than the limit without a newline; `head` is its start.
   virtual void on_oversized_report(std::uint32_t trial, const std::string& head) = 0;
-  /// The trial's process has ended and all its reports were delivered; it no longer runs.
+  /// The trial has ended and all its reports were delivered; it no longer runs.
   virtual void on_exited(std::uint32_t trial, const ExitStatus& status) = 0;
 };
 
@@ -35,8 +37,14 @@ class Supervisor {
  public:
   static constexpr std::size_t kMaxReportLine = 1 << 20;
 
-  Supervisor(Launcher& launcher, std::uint64_t slots, SupervisorListener& listener)
-      : launcher_(launcher), slots_(slots), listener_(listener) {}
+  /// `channel` (may be null) is where trials connect; each launch then gets its address and a
+  /// token of its own in HPSEARCH_CHANNEL and HPSEARCH_TRIAL_TOKEN.
+  Supervisor(Launcher& launcher, std::uint64_t slots, SupervisorListener& listener,
+             const TrialChannel* channel = nullptr)
+      : launcher_(launcher), slots_(slots), listener_(listener), channel_(channel) {}
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
 
   /// Puts a trial at the back of the queue (no-op if it is queued or running).
   void enqueue(std::uint32_t trial);
@@ -52,34 +60,54 @@ class Supervisor {
                       const std::function<void(std::uint32_t, long)>& started,
                       const std::function<void(std::uint32_t, const std::string&)>& failed);
 
-  /// Writes a command line to a running trial; false if it no longer reads.
+  /// Writes a line to a running trial: on its descriptor 3 and on each of its connections.
+  /// False if nothing of it reads any more.
   bool send(std::uint32_t trial, const std::string& line);
   /// Asks a running trial to stop (SIGTERM), or kills it (SIGKILL).
   void terminate(std::uint32_t trial, bool force);
 
-  /// Waits up to `timeout_ms` for reports, or for `wake_fd` to become readable.
+  /// Waits up to `timeout_ms` for reports or connections, or for `wake_fd` to be readable.
   void wait(int timeout_ms, int wake_fd);
-  /// Delivers the reports that arrived during the last wait, then the exits.
+  /// Accepts connections, delivers the reports that arrived, then the exits.
   void deliver();
 
  private:
+  struct Connection {
+    int fd = -1;
+    std::string in;
+    std::string out;  // what the peer has not taken yet
+    bool oversized = false;
+  };
   struct Live {
     std::unique_ptr<TrialProcess> process;
+    std::string token;
     std::string buffer;
     bool report_eof = false;
     bool oversized = false;
+    std::vector<Connection> connections;
   };
   void read_reports(std::uint32_t trial);
+  // Reads what a connection has; false once it is closed (then the caller drops it).
+  bool read_connection(Connection& connection, const std::function<void(const std::string&)>& line,
+                       const std::function<void(const std::string&)>& oversized);
+  // Appends what has arrived to `in`; false once the peer has closed.
+  bool receive(Connection& connection);
+  void flush(Connection& connection);
+  void accept_connections();
+  void read_pending();
   void reap();
 
   Launcher& launcher_;
   std::uint64_t slots_;
   SupervisorListener& listener_;
+  const TrialChannel* channel_;
   std::deque<std::uint32_t> waiting_;
   std::unordered_map<std::uint32_t, bool> queued_;
   std::unordered_map<std::uint32_t, Live> live_;
+  std::unordered_map<std::string, std::uint32_t> tokens_;  // of running launches
   std::vector<std::uint32_t> live_order_;  // launch order: reports are read in a fixed order
-  std::vector<std::uint32_t> ready_;       // trials with reports to read after the last wait
+  std::vector<Connection> pending_;        // connected, no hello yet
+  bool readable_ = false;                  // the last wait saw something to read
 };
 
 }  // namespace hpsearch
