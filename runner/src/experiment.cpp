@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <cmath>
 #include <deque>
@@ -28,6 +30,7 @@
 #include "journaled_searcher.hpp"
 #include "report.hpp"
 #include "signals.hpp"
+#include "trial_metrics.hpp"
 #include "trial_record.hpp"
 
 namespace hpsearch {
@@ -45,6 +48,13 @@ struct LaunchState {
   bool close_sent = false;
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
+};
+
+// checkpoint_storage's save policy (Determined's defaults).
+struct SavePolicy {
+  std::uint64_t experiment_best = 0;
+  std::uint64_t trial_best = 1;
+  std::uint64_t trial_latest = 1;
 };
 
 // The settings a run was started with, kept in DIR/run.json for resume.
@@ -111,6 +121,8 @@ class Experiment final : private SupervisorListener {
       : directory_(directory), lock_(directory), config_(std::move(config)), settings_(std::move(settings)),
         options_(options), launcher_(launcher),
         searcher_(make_searcher(config_.searcher.method, config_.hyperparameters, settings_.seed)),
+        storage_(directory / "checkpoints"),
+        metrics_(config_.searcher.metric, config_.searcher.smaller_is_better),
         channel_(directory / "channel.sock"),
         supervisor_(launcher, options.slots, *this, &channel_),
         report_(config_, directory, settings_.seed, options.terminal, out, err,
@@ -171,6 +183,9 @@ class Experiment final : private SupervisorListener {
     }
     replaying_ = false;
     searcher_.open(directory_ / "journal.jsonl");
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
+      metrics_.load(i, report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+    }
     report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " + std::to_string(replayed) +
                 " journal records replayed after the snapshot (record " +
                 std::to_string(searcher_.snapshot_seq()) + "), every answer identical");
@@ -227,6 +242,13 @@ class Experiment final : private SupervisorListener {
       }
       report_.status(trials_, searcher_.progress());
     }
+    if (shut_down_) {
+      // The experiment's best checkpoints are known only now: the last pass of the policy.
+      const std::set<std::string> best = experiment_best_checkpoints();
+      for (std::uint32_t i = 0; i < trials_.size(); ++i) {
+        collect_garbage(i, [&](const std::string& id) { return best.contains(id); });
+      }
+    }
     write_state();
     report_.clear_status();
     const bool paused = interrupted_ && !shut_down_;
@@ -266,9 +288,11 @@ class Experiment final : private SupervisorListener {
       t.exit_reason = e->reason;
       t.target.reset();
     } else if (const auto* c = std::get_if<TrialClosed>(&event)) {
-      TrialRecord& t = trials_[index_of(c->request_id)];
+      const std::uint32_t i = index_of(c->request_id);
+      TrialRecord& t = trials_[i];
       t.closed = true;
       t.target.reset();
+      if (!replaying_ && save_policy_.experiment_best == 0) collect_garbage(i, [](const std::string&) { return false; });
     }
   }
 
@@ -306,8 +330,14 @@ class Experiment final : private SupervisorListener {
   void replay(const ReplayedRecord& record) {
     if (record.runner_kind == "checkpoint") {
       const nlohmann::json& c = record.runner_body;
-      trials_[index_of(parse_id(c.at("request_id")))].checkpoint =
-          Checkpoint{c.at("path").get<std::string>(), c.at("length").get<std::uint64_t>()};
+      TrialRecord& t = trials_[index_of(parse_id(c.at("request_id")))];
+      t.checkpoint = checkpoint_from_json(c);
+      if (!t.checkpoint->storage_id.empty()) t.stored.push_back(*t.checkpoint);
+      return;
+    }
+    if (record.runner_kind == "checkpoint_deleted") {
+      const nlohmann::json& c = record.runner_body;
+      forget_checkpoint(index_of(parse_id(c.at("request_id"))), c.at("storage_id").get<std::string>());
       return;
     }
     if (record.runner_kind == "restart") {
@@ -382,6 +412,7 @@ class Experiment final : private SupervisorListener {
 
   std::optional<LaunchSpec> prepare_launch(std::uint32_t i) {
     const TrialRecord& t = trials_[i];
+    fs::create_directories(storage_);
     if (t.closed || !t.target) return std::nullopt;
     const fs::path dir = report_.trial_directory(i, t);
     fs::create_directories(dir / "checkpoints");
@@ -402,10 +433,17 @@ class Experiment final : private SupervisorListener {
         {"HPSEARCH_CMD_FD", "3"},
         {"HPSEARCH_REPORT_FD", "4"},
         {"HPSEARCH_EXPERIMENT_KEY", settings_.key},
+        {"HPSEARCH_CHECKPOINT_STORAGE", storage_.string()},
+        {"HPSEARCH_SEARCH_MODE", "operations"},
+        {"HPSEARCH_SEARCHER_MAX_LENGTH", std::to_string(config_.searcher.max_length.units)},
+        {"HPSEARCH_MAX_LENGTH_UNIT", config_.searcher.max_length.unit},
+        {"HPSEARCH_SLOTS_PER_TRIAL", "1"},
+        {"HPSEARCH_TRIAL_RUN_ID", std::to_string(++trials_[i].launches)},
     };
     if (t.checkpoint) {
       spec.environment["HPSEARCH_LATEST_CHECKPOINT"] = t.checkpoint->path;
       spec.environment["HPSEARCH_LATEST_CHECKPOINT_LENGTH"] = std::to_string(t.checkpoint->length);
+      if (!t.checkpoint->storage_id.empty()) spec.environment["HPSEARCH_LATEST_CHECKPOINT_ID"] = t.checkpoint->storage_id;
     }
     // The Python client ships with hpsearch: make `import hpsearch` work without installing it.
     const char* python_path = std::getenv("PYTHONPATH");
@@ -435,7 +473,12 @@ class Experiment final : private SupervisorListener {
     }
     if (l.invalid_reported) return broke_protocol(i, line, "a report after invalid_hp");
     if (const auto* progress = std::get_if<ProgressReport>(&report)) {
-      feed(TrialProgress{t.id, progress->units});
+      const double units = progress->units ? *progress->units
+                                           : *progress->fraction * static_cast<double>(config_.searcher.max_length.units);
+      feed(TrialProgress{t.id, units});
+    } else if (const auto* m = std::get_if<MetricsReport>(&report)) {
+      metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group, m->steps_completed, m->metrics,
+                      wall_seconds());
     } else if (const auto* v = std::get_if<ValidationReport>(&report)) {
       if (!l.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
       if (v->length != *l.sent_target) {
@@ -450,22 +493,118 @@ class Experiment final : private SupervisorListener {
       // The runner's own cost per operation: from the report to the next commands sent,
       // journal syncs included.
       const auto started = std::chrono::steady_clock::now();
-      feed(ValidationCompleted{t.id, v->metric, v->length}, v->metrics);
+      metrics_.note_searcher_value(v->metric);
+      // The operation carries the searcher metric; the validation metrics the trial reported
+      // at the same length complete it.
+      nlohmann::json all = metrics_.validation_metrics_at(i, v->length);
+      all.update(v->metrics);
+      feed(ValidationCompleted{t.id, v->metric, v->length}, all);
       reconcile(i);
       decisions_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       ++decisions_.count;
     } else if (const auto* c = std::get_if<CheckpointReport>(&report)) {
-      fs::path path = c->path;
-      if (path.is_relative()) path = report_.trial_directory(i, t) / "checkpoints" / path;
-      std::error_code error;
-      if (!fs::exists(path, error)) return broke_protocol(i, line, "the checkpoint path does not exist");
-      t.checkpoint = Checkpoint{path.string(), c->length};
-      append_runner_record("checkpoint", {{"request_id", t.id.to_string()}, {"path", path.string()}, {"length", c->length}});
+      checkpointed(i, line, *c);
     } else if (const auto* invalid = std::get_if<InvalidHpReport>(&report)) {
       l.invalid_reported = true;
       report_.log(name(i) + " reported invalid hyperparameters" + (invalid->reason.empty() ? "" : ": " + invalid->reason));
       feed(TrialExitedEarly{t.id, ExitedReason::kInvalidHp});
+    } else if (const auto* e = std::get_if<EarlyExitReport>(&report)) {
+      if (e->reason == ExitedReason::kInvalidHp) {
+        l.invalid_reported = true;
+        report_.log(name(i) + " reported invalid hyperparameters");
+        feed(TrialExitedEarly{t.id, ExitedReason::kInvalidHp});
+      }  // a user-requested stop is what exiting 0 before the operation is done means anyway
+    } else if (const auto* status = std::get_if<StatusReport>(&report)) {
+      report_.log(name(i) + ": " + status->text.substr(0, 200));
+    } else if (const auto* request = std::get_if<RequestReport>(&report)) {
+      const std::optional<double> best = metrics_.best();
+      supervisor_.reply(i, json_line({{"reply", request->id}, {"value", best ? metric_to_json(*best) : nlohmann::json(nullptr)}}) + '\n');
+    } else if (const auto* deleted = std::get_if<CheckpointDeletedReport>(&report)) {
+      forget_checkpoint(i, deleted->storage_id);
+      append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", deleted->storage_id}});
     }
+  }
+
+  // A checkpoint is stored: in checkpoint storage (a storage id), or anywhere (a path).
+  void checkpointed(std::uint32_t i, const std::string& line, const CheckpointReport& c) {
+    TrialRecord& t = trials_[i];
+    fs::path path = c.storage_id.empty() ? fs::path(c.path) : storage_ / c.storage_id;
+    if (path.is_relative()) path = report_.trial_directory(i, t) / "checkpoints" / path;
+    std::error_code error;
+    if (!fs::exists(path, error)) {
+      return broke_protocol(i, line, c.storage_id.empty() ? "the checkpoint path does not exist"
+                                                          : "no checkpoint " + c.storage_id + " in " + storage_.string());
+    }
+    t.checkpoint = Checkpoint{path.string(), c.length, c.storage_id};
+    if (!c.storage_id.empty()) t.stored.push_back(*t.checkpoint);
+    nlohmann::json record = to_json(*t.checkpoint);
+    record["request_id"] = t.id.to_string();
+    append_runner_record("checkpoint", std::move(record));
+  }
+
+  // A checkpoint in storage is gone: the trial's latest becomes the one before it.
+  void forget_checkpoint(std::uint32_t i, const std::string& storage_id) {
+    TrialRecord& t = trials_[i];
+    std::erase_if(t.stored, [&](const Checkpoint& c) { return c.storage_id == storage_id; });
+    if (t.checkpoint && t.checkpoint->storage_id == storage_id) {
+      t.checkpoint.reset();
+      if (!t.stored.empty()) t.checkpoint = t.stored.back();
+    }
+  }
+
+  // The config's save policy for a finished trial: its latest `save_trial_latest` and best
+  // `save_trial_best` checkpoints stay (best by the searcher metric reported at the
+  // checkpoint's steps), the rest are deleted unless `protect` says they are among the
+  // experiment's best.
+  void collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect) {
+    TrialRecord& t = trials_[i];
+    const std::size_t n = t.stored.size();
+    std::vector<bool> keep(n, false);
+    for (std::size_t k = n - std::min<std::size_t>(n, save_policy_.trial_latest); k < n; ++k) keep[k] = true;
+    std::vector<std::pair<double, std::size_t>> ranked;
+    const double sign = config_.searcher.smaller_is_better ? 1 : -1;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (const auto metric = metrics_.searcher_metric_at(i, t.stored[k].length); metric && !std::isnan(*metric)) {
+        ranked.emplace_back(sign * *metric, k);
+      }
+    }
+    std::stable_sort(ranked.begin(), ranked.end());
+    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.trial_best); ++r) keep[ranked[r].second] = true;
+    std::vector<std::string> doomed;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!keep[k] && !protect(t.stored[k].storage_id)) doomed.push_back(t.stored[k].storage_id);
+    }
+    for (const std::string& id : doomed) {
+      std::error_code ignored;
+      append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", id}});
+      fs::remove_all(storage_ / id, ignored);
+      forget_checkpoint(i, id);
+    }
+    if (!doomed.empty()) {
+      report_.log(name(i) + ": deleted " + std::to_string(doomed.size()) + " checkpoints its save policy does not keep");
+    }
+  }
+
+  // The experiment's best `save_experiment_best` checkpoints, by their searcher metric.
+  std::set<std::string> experiment_best_checkpoints() const {
+    std::vector<std::pair<double, std::string>> ranked;
+    const double sign = config_.searcher.smaller_is_better ? 1 : -1;
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
+      for (const Checkpoint& c : trials_[i].stored) {
+        if (const auto metric = metrics_.searcher_metric_at(i, c.length); metric && !std::isnan(*metric)) {
+          ranked.emplace_back(sign * *metric, c.storage_id);
+        }
+      }
+    }
+    std::sort(ranked.begin(), ranked.end());
+    std::set<std::string> best;
+    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.experiment_best); ++r) best.insert(ranked[r].second);
+    return best;
+  }
+
+  static double wall_seconds() {
+    // For plots only: nothing the searcher decides reads it.
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
 
   void broke_protocol(std::uint32_t i, const std::string& line, const std::string& why) {
@@ -478,6 +617,7 @@ class Experiment final : private SupervisorListener {
   }
 
   void on_exited(std::uint32_t i, const ExitStatus& status) override {
+    metrics_.release(i);
     TrialRecord& t = trials_[i];
     const LaunchState& l = launches_[i];
     if (l.invalid_reported) {
@@ -580,8 +720,10 @@ class Experiment final : private SupervisorListener {
     searcher_.snapshot_taken();
     const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
                         : interrupted_ && supervisor_.running() == 0 ? "paused" : "running";
-    write_file_atomically(directory_ / "experiment.json",
-                          report_.experiment_json(state, trials_, searcher_.progress(), decisions_).dump(2) + '\n');
+    nlohmann::json experiment = report_.experiment_json(state, trials_, searcher_.progress(), decisions_);
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) experiment["trials"][i]["metrics"] = metrics_.summary(i);
+    experiment["checkpoint_storage"] = storage_.string();
+    write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
   }
 
   fs::path directory_;
@@ -591,6 +733,8 @@ class Experiment final : private SupervisorListener {
   const RunnerOptions& options_;
   Launcher& launcher_;
   JournaledSearcher searcher_;
+  fs::path storage_;  // checkpoint storage: one directory per storage id
+  TrialMetrics metrics_;
   TrialChannel channel_;
   Supervisor supervisor_;
   Report report_;
@@ -608,6 +752,7 @@ class Experiment final : private SupervisorListener {
   Shutdown shutdown_;
   int interrupted_ = 0;
   DecisionStats decisions_;
+  SavePolicy save_policy_;
 };
 
 }  // namespace

@@ -289,7 +289,7 @@ class LocalProcess final : public TrialProcess {
 
   bool send(const std::string& line) override {
     if (command_.get() < 0) return false;
-    if (!write_all(command_.get(), line.data(), line.size())) {  // EPIPE: it closed its end
+    if (!write_all(command_.get(), line.data(), line.size())) {  // EPIPE: it closed its end; EAGAIN: it does not read
       command_.reset();
       return false;
     }
@@ -396,6 +396,9 @@ class LocalLauncher final : public Launcher {
     }
     ::fcntl(report_read.get(), F_SETFL, O_NONBLOCK);
     ::fcntl(status_read.get(), F_SETFL, O_NONBLOCK);
+    // A trial that talks over the channel never reads descriptor 3: once its pipe is full,
+    // the write fails (EAGAIN) and the pipe is dropped, instead of blocking the runner.
+    ::fcntl(command_write.get(), F_SETFL, O_NONBLOCK);
     return std::make_unique<LocalProcess>(shepherd, first.value, std::move(command_write),
                                           std::move(report_read), std::move(control_write),
                                           std::move(status_read));

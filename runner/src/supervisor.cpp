@@ -57,7 +57,7 @@ void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(st
     }
     const long pid = process->pid();
     if (!token.empty()) tokens_[token] = trial;
-    live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}});
+    live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}});
     live_order_.push_back(trial);
     started(trial, pid);
   }
@@ -66,13 +66,23 @@ void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(st
 bool Supervisor::send(std::uint32_t trial, const std::string& line) {
   const auto it = live_.find(trial);
   if (it == live_.end()) return false;
+  it->second.commands += line;
   bool taken = it->second.process->send(line);
   for (Connection& c : it->second.connections) {
     c.out += line;
     flush(c);
     taken = true;
   }
-  return taken;
+  return taken || channel_ != nullptr;  // a process may still connect and get it
+}
+
+void Supervisor::reply(std::uint32_t trial, const std::string& line) {
+  const auto it = live_.find(trial);
+  if (it == live_.end()) return;
+  for (Connection& c : it->second.connections) {
+    c.out += line;
+    flush(c);
+  }
 }
 
 void Supervisor::flush(Connection& c) {
@@ -162,6 +172,8 @@ void Supervisor::read_pending() {
     // Lines that came with the hello are the trial's first reports.
     std::string rest = std::move(moved.in);
     moved.in.clear();
+    moved.out = live_.at(*trial).commands;
+    flush(moved);
     live_.at(*trial).connections.push_back(std::move(moved));
     for (std::size_t end; (end = rest.find('\n')) != std::string::npos;) {
       listener_.on_report(*trial, rest.substr(0, end));

@@ -7,7 +7,20 @@
 
 namespace hpsearch::runner_detail {
 
+nlohmann::json to_json(const Checkpoint& c) {
+  nlohmann::json j{{"path", c.path}, {"length", c.length}};
+  if (!c.storage_id.empty()) j["storage_id"] = c.storage_id;
+  return j;
+}
+
+Checkpoint checkpoint_from_json(const nlohmann::json& j) {
+  return Checkpoint{j.at("path").get<std::string>(), j.at("length").get<std::uint64_t>(),
+                    j.value("storage_id", std::string())};
+}
+
 nlohmann::json to_json(const TrialRecord& t) {
+  nlohmann::json stored = nlohmann::json::array();
+  for (const Checkpoint& c : t.stored) stored.push_back(to_json(c));
   nlohmann::json validations = nlohmann::json::array();
   for (const Validation& v : t.validations) {
     validations.push_back({{"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics}});
@@ -21,8 +34,9 @@ nlohmann::json to_json(const TrialRecord& t) {
           {"closed", t.closed},
           {"exit_reason", t.exit_reason ? nlohmann::json(std::string(to_string(*t.exit_reason))) : nullptr},
           {"restarts", t.restarts},
-          {"checkpoint", t.checkpoint ? nlohmann::json{{"path", t.checkpoint->path}, {"length", t.checkpoint->length}}
-                                      : nlohmann::json(nullptr)},
+          {"checkpoint", t.checkpoint ? to_json(*t.checkpoint) : nlohmann::json(nullptr)},
+          {"stored_checkpoints", std::move(stored)},
+          {"launches", t.launches},
           {"validations", std::move(validations)},
           {"last_failure", t.last_failure}};
 }
@@ -40,10 +54,11 @@ TrialRecord trial_record_from_json(const nlohmann::json& j) {
   t.closed = j.at("closed").get<bool>();
   if (!j.at("exit_reason").is_null()) t.exit_reason = parse_exited_reason(j.at("exit_reason").get<std::string>());
   t.restarts = j.at("restarts").get<std::uint64_t>();
-  if (!j.at("checkpoint").is_null()) {
-    t.checkpoint = Checkpoint{j.at("checkpoint").at("path").get<std::string>(),
-                              j.at("checkpoint").at("length").get<std::uint64_t>()};
+  if (!j.at("checkpoint").is_null()) t.checkpoint = checkpoint_from_json(j.at("checkpoint"));
+  for (const nlohmann::json& c : j.value("stored_checkpoints", nlohmann::json::array())) {
+    t.stored.push_back(checkpoint_from_json(c));
   }
+  t.launches = j.value("launches", std::uint64_t{0});
   for (const nlohmann::json& v : j.at("validations")) {
     t.validations.push_back({v.at("length").get<std::uint64_t>(),
                              metric_from_json(v.at("metric")).value_or(std::nan("")), v.at("metrics")});

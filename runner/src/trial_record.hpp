@@ -24,6 +24,7 @@ struct Validation {
 struct Checkpoint {
   std::string path;
   std::uint64_t length = 0;
+  std::string storage_id;  ///< in checkpoint storage (the Core API's), or empty for a bare path
 };
 
 struct TrialRecord {
@@ -37,11 +38,16 @@ struct TrialRecord {
   std::optional<ExitedReason> exit_reason;
   std::uint64_t restarts = 0;
   std::optional<Checkpoint> checkpoint;
+  /// Every checkpoint in checkpoint storage not yet deleted, oldest first.
+  std::vector<Checkpoint> stored;
+  std::uint64_t launches = 0;  ///< how many times a process was started for it
   std::vector<Validation> validations;
   /// The last failure of a launch: its status and its last lines of output.
   nlohmann::json last_failure;
 };
 
+[[nodiscard]] nlohmann::json to_json(const Checkpoint& checkpoint);
+[[nodiscard]] Checkpoint checkpoint_from_json(const nlohmann::json& j);
 [[nodiscard]] nlohmann::json to_json(const TrialRecord& trial);
 /// Throws RunnerError on a bad request id.
 [[nodiscard]] TrialRecord trial_record_from_json(const nlohmann::json& j);

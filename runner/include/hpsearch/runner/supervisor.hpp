@@ -60,9 +60,13 @@ class Supervisor {
                       const std::function<void(std::uint32_t, long)>& started,
                       const std::function<void(std::uint32_t, const std::string&)>& failed);
 
-  /// Writes a line to a running trial: on its descriptor 3 and on each of its connections.
-  /// False if nothing of it reads any more.
+  /// Writes a command line to a running trial: on its descriptor 3 and on each of its
+  /// connections; a connection made later gets every command of the launch first, so no
+  /// process misses one that was sent before it connected. False if nothing of it reads.
   bool send(std::uint32_t trial, const std::string& line);
+  /// Writes a line to the trial's connections only, and only to those it has now (an answer
+  /// to a request).
+  void reply(std::uint32_t trial, const std::string& line);
   /// Asks a running trial to stop (SIGTERM), or kills it (SIGKILL).
   void terminate(std::uint32_t trial, bool force);
 
@@ -85,6 +89,7 @@ class Supervisor {
     bool report_eof = false;
     bool oversized = false;
     std::vector<Connection> connections;
+    std::string commands;  // every command sent to this launch, for late connections
   };
   void read_reports(std::uint32_t trial);
   // Reads what a connection has; false once it is closed (then the caller drops it).
