@@ -3,7 +3,9 @@
 set -euo pipefail
 # python3 and python3-sklearn: the runner's tests and its scikit-learn example search (CI).
 packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
-          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn)
+          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn
+          # The runner's PyTorch examples and torchrun (determined.launch.torch_distributed).
+          python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -131,6 +131,7 @@ class Experiment final : private SupervisorListener {
       throw RunnerSetupError("the config has no entrypoint: searcher-run needs the command that trains "
                         "a trial (e.g. entrypoint: python3 train.py)");
     }
+    read_run_settings_from_document();
     const nlohmann::json& entry = *config_.entrypoint;
     if (entry.is_string()) {
       command_ = entry.get<std::string>();
@@ -140,6 +141,31 @@ class Experiment final : private SupervisorListener {
         command_ += shell_quote(part.get<std::string>());
       }
     }
+  }
+
+  // What only the runner reads of the config: resources.slots_per_trial and
+  // checkpoint_storage's save policy. The whole config goes to the trials as JSON
+  // (det.get_cluster_info().trial._config).
+  void read_run_settings_from_document() {
+    const nlohmann::json& doc = config_.document;
+    const auto count = [&](const char* section, const char* field, std::uint64_t minimum,
+                           std::uint64_t fallback) -> std::uint64_t {
+      if (!doc.is_object() || !doc.contains(section) || !doc[section].is_object() || !doc[section].contains(field) ||
+          doc[section][field].is_null()) {
+        return fallback;
+      }
+      const nlohmann::json& value = doc[section][field];
+      if (!value.is_number_integer() || value.get<std::int64_t>() < static_cast<std::int64_t>(minimum)) {
+        throw RunnerSetupError(std::string(section) + "." + field + ": must be an integer >= " +
+                               std::to_string(minimum) + ", got " + value.dump());
+      }
+      return value.get<std::uint64_t>();
+    };
+    slots_per_trial_ = count("resources", "slots_per_trial", 1, 1);
+    save_policy_.experiment_best = count("checkpoint_storage", "save_experiment_best", 0, save_policy_.experiment_best);
+    save_policy_.trial_best = count("checkpoint_storage", "save_trial_best", 0, save_policy_.trial_best);
+    save_policy_.trial_latest = count("checkpoint_storage", "save_trial_latest", 0, save_policy_.trial_latest);
+    write_file_atomically(directory_ / "config.json", doc.dump(2) + '\n');
   }
 
   // A new experiment: the initial operations.
@@ -434,10 +460,12 @@ class Experiment final : private SupervisorListener {
         {"HPSEARCH_REPORT_FD", "4"},
         {"HPSEARCH_EXPERIMENT_KEY", settings_.key},
         {"HPSEARCH_CHECKPOINT_STORAGE", storage_.string()},
-        {"HPSEARCH_SEARCH_MODE", "operations"},
+        {"HPSEARCH_SEARCH_MODE", driven_by_metrics() ? "metrics" : "operations"},
+        {"HPSEARCH_TIME_METRIC", config_.searcher.time_metric},
         {"HPSEARCH_SEARCHER_MAX_LENGTH", std::to_string(config_.searcher.max_length.units)},
         {"HPSEARCH_MAX_LENGTH_UNIT", config_.searcher.max_length.unit},
-        {"HPSEARCH_SLOTS_PER_TRIAL", "1"},
+        {"HPSEARCH_SLOTS_PER_TRIAL", std::to_string(slots_per_trial_)},
+        {"HPSEARCH_CONFIG_JSON", (directory_ / "config.json").string()},
         {"HPSEARCH_TRIAL_RUN_ID", std::to_string(++trials_[i].launches)},
     };
     if (t.checkpoint) {
@@ -479,6 +507,7 @@ class Experiment final : private SupervisorListener {
     } else if (const auto* m = std::get_if<MetricsReport>(&report)) {
       metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group, m->steps_completed, m->metrics,
                       wall_seconds());
+      if (driven_by_metrics() && m->group == "validation") validated_by_metrics(i, line, *m);
     } else if (const auto* v = std::get_if<ValidationReport>(&report)) {
       if (!l.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
       if (v->length != *l.sent_target) {
@@ -524,6 +553,46 @@ class Experiment final : private SupervisorListener {
       append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", deleted->storage_id}});
     }
   }
+
+  // Determined 0.38's form: the trial trains on its own and reports validation metrics; each
+  // report whose time_metric value reaches the outstanding validate_after completes it with
+  // the searcher metric. The searcher's answer reaches the trial as before: another length
+  // (nothing to tell it), or a close or pause, which its should_preempt() sees.
+  void validated_by_metrics(std::uint32_t i, const std::string& line, const MetricsReport& m) {
+    TrialRecord& t = trials_[i];
+    const std::string& time_metric = config_.searcher.time_metric;
+    double time = static_cast<double>(m.steps_completed);
+    if (m.metrics.contains(time_metric)) {
+      const std::optional<double> value = metric_from_json(m.metrics.at(time_metric));
+      if (!value || !std::isfinite(*value)) {
+        return broke_protocol(i, line, "its time_metric '" + time_metric + "' must be a finite number, got " +
+                                           m.metrics.at(time_metric).dump());
+      }
+      time = *value;
+    }
+    if (!m.metrics.contains(config_.searcher.metric)) {
+      return broke_protocol(i, line, "validation metrics without the searcher metric '" + config_.searcher.metric + "'");
+    }
+    const std::optional<double> metric = metric_from_json(m.metrics.at(config_.searcher.metric));
+    if (!metric) {
+      return broke_protocol(i, line, "the searcher metric '" + config_.searcher.metric +
+                                         "' must be a number, got " + m.metrics.at(config_.searcher.metric).dump());
+    }
+    // Several rungs may be passed at once: each gets this value, as the searcher sees it.
+    while (t.target && !launches_[i].close_sent && !launches_[i].pause_sent &&
+           time >= static_cast<double>(*t.target)) {
+      const std::uint64_t length = *t.target;
+      t.target.reset();
+      launches_[i].sent_target.reset();
+      report_.log(name(i) + " validated at " + time_metric + " " + json_line(metric_to_json(time)) + " (rung " +
+                  std::to_string(length) + "): " + config_.searcher.metric + " " + json_line(metric_to_json(*metric)));
+      metrics_.note_searcher_value(*metric);
+      feed(ValidationCompleted{t.id, *metric, length}, m.metrics);
+      reconcile(i);
+    }
+  }
+
+  bool driven_by_metrics() const { return !config_.searcher.time_metric.empty(); }
 
   // A checkpoint is stored: in checkpoint storage (a storage id), or anywhere (a path).
   void checkpointed(std::uint32_t i, const std::string& line, const CheckpointReport& c) {
@@ -753,6 +822,7 @@ class Experiment final : private SupervisorListener {
   int interrupted_ = 0;
   DecisionStats decisions_;
   SavePolicy save_policy_;
+  std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
 };
 
 }  // namespace

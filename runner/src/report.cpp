@@ -54,7 +54,7 @@ OutcomeCounts Report::counts(const std::deque<TrialRecord>& trials) const {
     else if (o == "waiting") ++c.waiting;
     else if (o == "paused") ++c.paused;
     else if (o == "completed") ++c.completed;
-    else if (o == "stopped") ++c.stopped;
+    else if (o == "stopped" || o == "user_requested_stop") ++c.stopped;  // by the searcher or the script
     else if (o == "errored") ++c.errored;
     else ++c.invalid;
   }
