@@ -28,6 +28,7 @@
 #include "hpsearch/searcher/json_number.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
 #include "journaled_searcher.hpp"
+#include "metric_plots.hpp"
 #include "report.hpp"
 #include "signals.hpp"
 #include "trial_metrics.hpp"
@@ -275,6 +276,10 @@ class Experiment final : private SupervisorListener {
         collect_garbage(i, [&](const std::string& id) { return best.contains(id); });
       }
     }
+    // Drawn once, when the run ends: reading every report is O(reports), too much per event.
+    std::vector<fs::path> files;
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) files.push_back(report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+    plots_ = write_metric_plots(directory_ / "plots", files, config_.searcher.metric, config_.searcher.smaller_is_better);
     write_state();
     report_.clear_status();
     const bool paused = interrupted_ && !shut_down_;
@@ -792,6 +797,7 @@ class Experiment final : private SupervisorListener {
     nlohmann::json experiment = report_.experiment_json(state, trials_, searcher_.progress(), decisions_);
     for (std::uint32_t i = 0; i < trials_.size(); ++i) experiment["trials"][i]["metrics"] = metrics_.summary(i);
     experiment["checkpoint_storage"] = storage_.string();
+    if (!plots_.is_null()) experiment["plots"] = plots_;
     write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
   }
 
@@ -822,6 +828,7 @@ class Experiment final : private SupervisorListener {
   int interrupted_ = 0;
   DecisionStats decisions_;
   SavePolicy save_policy_;
+  nlohmann::json plots_;  // the SVG files drawn when the run ended
   std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
 };
 

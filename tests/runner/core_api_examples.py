@@ -12,10 +12,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from xml.etree import ElementTree
 
 searcher_run, source = sys.argv[1], pathlib.Path(sys.argv[2])
 case = sys.argv[3]
 examples = source / "examples" / "core-api"
+SVG = "{http://www.w3.org/2000/svg}"
 work = pathlib.Path(tempfile.mkdtemp(prefix=f"core-api-{case}-"))
 
 
@@ -114,6 +116,16 @@ def hpsearch():
         for v in t["validations"]:
             check(reported[v["length"]] == v["metric"], (n, v, reported))
     check(e["best"]["length"] == 64, e["best"])
+    # What a person looks at: SVG plots, listed in experiment.json.
+    plots = e["plots"]
+    curves = ElementTree.parse(plots["learning_curves"]).getroot()
+    check(len(curves.findall(f"{SVG}polyline")) == 8, "one learning curve per trial")
+    check(len(curves.findall(f"{SVG}circle")) == sum(len(t["validations"]) for t in trials), "a dot per validation")
+    over_time = ElementTree.parse(plots["searcher_metric"]).getroot()
+    check(len(over_time.findall(f"{SVG}circle")) == sum(len(t["validations"]) for t in trials), "a dot per validation")
+    for n, path in enumerate(plots["trials"], start=1):
+        texts = [t.text for t in ElementTree.parse(path).getroot().iter(f"{SVG}text")]
+        check("training loss" in texts and "validation validation_loss" in texts, (n, texts))
 
 
 def hpsearch_metrics():
