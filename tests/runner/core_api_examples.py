@@ -175,6 +175,39 @@ max_restarts: 0
     check(pathlib.Path(e["best"]["checkpoint"], "state.pt").exists(), e["best"])
 
 
+def members():
+    config = work / "members.yaml"
+    config.write_text("""entrypoint: python3 members.py
+hyperparameters: {x: 0.5}
+searcher: {name: single, metric: loss, max_length: {batches: 4}}
+max_restarts: 0
+""")
+    exp, e = search(config, context=source / "tests" / "runner" / "trials", slots=1)
+    check(e["state"] == "completed" and "members: ok" in output(exp, 1), output(exp, 1))
+    groups = {r["group"] for r in reports(exp, 1)}
+    check(groups == {"training", "validation", "custom"}, groups)
+    check("trial 1 (" in (exp / "runner.log").read_text() and "members: training" in (exp / "runner.log").read_text(),
+          "set_status reaches runner.log")
+    # The uploaded checkpoint was deleted by the trial; the stored one is the trial's latest.
+    stored = [c["length"] for c in e["trials"][0]["stored_checkpoints"]]
+    check(stored == [4] and len(list((exp / "checkpoints").iterdir())) == 1, stored)
+
+
+def sharded():
+    config = work / "sharded.yaml"
+    config.write_text("""entrypoint: python3 -m determined.launch.torch_distributed python3 sharded.py
+resources: {slots_per_trial: 2}
+hyperparameters: {x: 0.5}
+searcher: {name: single, metric: loss, max_length: {batches: 2}}
+max_restarts: 0
+""")
+    exp, e = search(config, context=source / "tests" / "runner" / "trials", slots=1)
+    log = output(exp, 1)
+    check(e["state"] == "completed" and "[rank=0] sharded: rank 0 ok" in log and "[rank=1] sharded: rank 1 ok" in log, log)
+    # Both checkpoints reached the runner once each: the trial's latest is one of them.
+    check(e["trials"][0]["checkpoint"]["length"] == 2, e["trials"][0])
+
+
 def json_encode():
     import numpy as np
 
@@ -193,8 +226,14 @@ def json_encode():
 cases = {"metrics": metrics, "checkpoints": checkpoints, "hpsearch": hpsearch, "hpsearch-metrics": hpsearch_metrics,
          "distributed-torchrun": distributed,
          "distributed-plain": lambda: distributed("python3 -m determined.launch.torch_distributed python3 4_distributed.py"),
-         "torch-digits": torch_digits, "json-encode": json_encode}
+         "torch-digits": torch_digits, "json-encode": json_encode, "members": members,
+         "sharded": sharded}
 try:
+    # The examples are Determined scripts as they are: the import, and nothing of hpsearch's own.
+    for script in [*examples.glob("*.py"), source / "examples" / "torch-mlp-digits" / "train.py"]:
+        text = script.read_text()
+        check("import determined as det" in text and "hpsearch" not in text.lower(),
+              f"{script} is not a plain Core API script")
     cases[case]()
 finally:
     subprocess.run(["rm", "-rf", str(work)])

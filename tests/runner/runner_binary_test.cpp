@@ -368,6 +368,12 @@ TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   const Run missing = runner("run --config '" + no_entry.string() + "' --dir '" + (dir / "e").string() + "'", dir);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("the config has no entrypoint") != std::string::npos);
+  const fs::path no_slots = dir / "no-slots.yaml";
+  std::ofstream(no_slots) << "searcher: {name: single, metric: loss, max_length: 2}\nentrypoint: python3 t.py\n"
+                             "resources: {slots_per_trial: 0}\n";
+  const Run slots = runner("run --config '" + no_slots.string() + "' --dir '" + (dir / "s").string() + "'", dir);
+  CHECK(slots.code == 2);
+  CHECK(slots.err.find("resources.slots_per_trial: must be an integer >= 1, got 0") != std::string::npos);
   const Run not_dir = runner("resume '" + dir.string() + "'", dir);
   CHECK(not_dir.code == 2);
   CHECK(not_dir.err.find("is not an experiment directory (no run.json)") != std::string::npos);

@@ -52,6 +52,20 @@ class CheckpointContext:
             self._channel.send({"type": "checkpoint", "storage_id": storage_id,
                                 "steps_completed": metadata.get("steps_completed"), "metadata": metadata})
 
+    def _record(self, storage_id, metadata, shard):
+        """Records a finished checkpoint: sharded, the chief merges every rank's metadata and
+        every rank returns once it is recorded."""
+        if not shard:
+            self._stored(storage_id, metadata)
+            return
+        all_metadata = self._dist.gather(metadata)
+        if self._dist.rank == 0:
+            merged = {}
+            for m in all_metadata:
+                merged.update(m or {})
+            self._stored(storage_id, merged)
+        self._dist.broadcast(None)
+
     def _new_id(self, shard):
         storage_id = str(uuid.uuid4()) if self._dist.rank == 0 else None
         return self._dist.broadcast(storage_id) if shard else storage_id
@@ -68,16 +82,7 @@ class CheckpointContext:
         path = self._path(storage_id)
         path.mkdir(parents=True, exist_ok=True)
         yield path, storage_id
-        if shard:
-            all_metadata = self._dist.gather(metadata)
-            if self._dist.rank == 0:
-                merged = {}
-                for m in all_metadata:
-                    merged.update(m or {})
-                self._stored(storage_id, merged)
-            self._dist.broadcast(None)  # every rank returns once it is recorded
-        else:
-            self._stored(storage_id, metadata)
+        self._record(storage_id, metadata, shard)
 
     def upload(self, ckpt_dir, metadata=None, *, shard=False, selector=None):
         """Copies ckpt_dir (or, sharded, every rank's) into a new checkpoint; its storage id."""
@@ -88,16 +93,7 @@ class CheckpointContext:
         path.mkdir(parents=True, exist_ok=True)
         if ckpt_dir is not None:
             _copy(ckpt_dir, path, selector)
-        if shard:
-            all_metadata = self._dist.gather(metadata)
-            if self._dist.rank == 0:
-                merged = {}
-                for m in all_metadata:
-                    merged.update(m or {})
-                self._stored(storage_id, merged)
-            self._dist.broadcast(None)
-        else:
-            self._stored(storage_id, metadata)
+        self._record(storage_id, metadata, shard)
         return storage_id
 
     def download(self, storage_id, ckpt_dir, download_mode=DownloadMode.LocalWorkersShareDownload, *,
