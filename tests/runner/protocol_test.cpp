@@ -79,7 +79,7 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
   CHECK(error(R"({"type":"validation","length":3,"metrics":{"loss":"low"}})") ==
         "validation: metric 'loss' must be a number, got \"low\"");
   CHECK(error(R"({"type":"checkpoint","length":3})") == "checkpoint: 'path' must be a non-empty string");
-  CHECK(error(R"({"type":"progress","units":1,"extra":2})") == "progress: unknown field 'extra' (fields: units)");
+  CHECK(error(R"({"type":"progress","units":1,"extra":2})") == "progress: unknown field 'extra' (fields: fraction, units)");
 }
 
 TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {
