@@ -143,6 +143,41 @@ def hpsearch_metrics():
     check(stopped >= 1 and e["best"]["length"] == 64, (stopped, e["best"]))
 
 
+def hpsearch_metrics_killed():
+    """0.38's form survives kill -9 of the runner: no trial process outlives it, and resume
+    finishes the same search."""
+    exp = work / "exp"
+    runner = subprocess.Popen([searcher_run, "run", "--config", examples / "hpsearch-metrics.yaml", "--dir", exp,
+                               "--slots", "1"], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        log = exp / "runner.log"
+        if log.exists() and log.read_text().count(" validated at ") >= 2:
+            break
+        time.sleep(0.05)
+    runner.kill()
+    runner.wait()
+    key = json.loads((exp / "run.json").read_text())["key"]
+    time.sleep(1)  # the shepherds see their pipe close and kill their trees
+
+    def survivors():
+        alive = []
+        for environ in pathlib.Path("/proc").glob("[0-9]*/environ"):
+            try:
+                if f"HPSEARCH_EXPERIMENT_KEY={key}".encode() in environ.read_bytes().split(b"\0"):
+                    alive.append(environ.parent.name)
+            except OSError:
+                pass
+        return alive
+
+    check(survivors() == [], f"trial processes outlived kill -9: {survivors()}")
+    run("resume", exp)
+    e = json.loads((exp / "experiment.json").read_text())
+    check(e["state"] == "completed" and len(e["trials"]) == 8, (e["state"], len(e["trials"])))
+    check(all(t["outcome"] in ("completed", "stopped") for t in e["trials"]), [t["outcome"] for t in e["trials"]])
+    check(e["best"]["length"] == 64, e["best"])
+
+
 def distributed(entrypoint=None):
     config = examples / "distributed.yaml"
     if entrypoint:
@@ -224,6 +259,7 @@ def json_encode():
 
 
 cases = {"metrics": metrics, "checkpoints": checkpoints, "hpsearch": hpsearch, "hpsearch-metrics": hpsearch_metrics,
+         "hpsearch-metrics-killed": hpsearch_metrics_killed,
          "distributed-torchrun": distributed,
          "distributed-plain": lambda: distributed("python3 -m determined.launch.torch_distributed python3 4_distributed.py"),
          "torch-digits": torch_digits, "json-encode": json_encode, "members": members,
