@@ -5,7 +5,9 @@ set -euo pipefail
 # pkg-config: the installed-package test builds a consumer through hpsearch.pc (tests/package).
 # golang-go: the Go master example over the C ABI (examples/go-master), built and run by ctest.
 packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
-          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn pkg-config golang-go)
+          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn pkg-config golang-go
+          # The runner's PyTorch examples and torchrun (determined.launch.torch_distributed).
+          python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -85,6 +85,11 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source) 
   if (top.has("max_restarts") && !top.get("max_restarts").is_null()) {
     config.max_restarts = read_count(reader, top.get("max_restarts"), "max_restarts", 0);
   }
+  try {
+    config.document = to_json(reader, root, "");
+  } catch (const ConfigError&) {
+    config.document = nullptr;  // an infinity somewhere: valid YAML, not JSON
+  }
   return config;
 }
 

@@ -291,6 +291,7 @@ SearcherSettings parse_searcher(const Reader& reader, const Node& node, const No
                                  .max_concurrent_trials = p.max_concurrent_trials()};
   } else if (name == "async_halving") {
     settings.max_length = p.asha_length();
+    if (map.has("time_metric")) settings.time_metric = settings.max_length.unit;
     settings.method = AshaConfig{
         .max_length = settings.max_length.units,
         .max_trials = p.max_trials(),
@@ -305,6 +306,7 @@ SearcherSettings parse_searcher(const Reader& reader, const Node& node, const No
                        asha.num_rungs, asha.divisor);
   } else {
     settings.max_length = p.asha_length();
+    if (map.has("time_metric")) settings.time_metric = settings.max_length.unit;
     settings.method = AdaptiveAshaConfig{.max_length = settings.max_length.units,
                                          .max_trials = p.max_trials(),
                                          .mode = p.mode(),

@@ -1,13 +1,14 @@
 """A PyTorch MLP on scikit-learn's digits (spec benchmarks.md W2): 1-3 hidden layers with ReLU
 and dropout, SGD with momentum; one epoch is one pass over the training split in mini-batches;
 the metric is validation accuracy. About half of random configurations never learn, which is
-where ASHA beats random search most. Run by searcher-run (see README.md)."""
+where ASHA beats random search most. A Determined Core API script, run by searcher-run
+unchanged (see README.md)."""
 import numpy as np
 import torch
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
-import hpsearch
+import determined as det
 
 torch.set_num_threads(1)  # two trials share the two cores
 
@@ -26,17 +27,19 @@ def build(hp):
     return torch.nn.Sequential(*layers)
 
 
-with hpsearch.init() as ctx:
-    hp = ctx.hparams
-    torch.manual_seed(ctx.trial_seed)
+info = det.get_cluster_info()
+with det.core.init() as ctx:
+    hp = info.trial.hparams
+    seed = info.trial.trial_seed
+    torch.manual_seed(seed)
     model = build(hp)
     optimizer = torch.optim.SGD(model.parameters(), lr=hp["lr"], momentum=hp["momentum"],
                                 weight_decay=hp["weight_decay"])
-    generator = torch.Generator().manual_seed(ctx.trial_seed)
+    generator = torch.Generator().manual_seed(seed)
     epochs = 0
-    restore = ctx.checkpoint.restore_path()
-    if restore is not None:
-        state = torch.load(restore / "state.pt")
+    if info.latest_checkpoint is not None:
+        with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:
+            state = torch.load(path / "state.pt")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         generator.set_state(state["generator"])
@@ -53,13 +56,16 @@ with hpsearch.init() as ctx:
                 loss.backward()
                 optimizer.step()
             epochs += 1
-            ctx.train.report_progress(epochs)
+            op.report_progress(epochs)
         model.eval()
         with torch.no_grad():
             logits = model(X_val)
             accuracy = (logits.argmax(dim=1) == y_val).float().mean().item()
             val_loss = torch.nn.functional.cross_entropy(logits, y_val).item()
-        with ctx.checkpoint.store_path(epochs) as path:
+        with ctx.checkpoint.store_path({"steps_completed": epochs}) as (path, storage_id):
             torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                         "generator": generator.get_state(), "epochs": epochs}, path / "state.pt")
-        op.report_completed(accuracy, validation_loss=val_loss if np.isfinite(val_loss) else "NaN")
+        # numpy and torch values are encoded as Determined does (NaN as "NaN").
+        ctx.train.report_validation_metrics(epochs, {"validation_accuracy": accuracy,
+                                                     "validation_loss": np.float64(val_loss)})
+        op.report_completed(accuracy)

@@ -1,199 +1,138 @@
+// The experiment: glue between the journaled searcher (events in, operations out), the process
+// supervisor (trial processes) and the report. It decides what each trial's process is told.
 #include "hpsearch/runner/experiment.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstring>
+#include <functional>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <cmath>
 #include <deque>
 #include <fstream>
 #include <ostream>
-#include <sstream>
 
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/methods/any_method.hpp"
-#include "hpsearch/runner/journal.hpp"
+#include "hpsearch/runner/supervisor.hpp"
+#include "hpsearch/runner/trial_channel.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
+#include "journaled_searcher.hpp"
+#include "metric_plots.hpp"
+#include "report.hpp"
+#include "signals.hpp"
+#include "trial_metrics.hpp"
+#include "trial_record.hpp"
 
 namespace hpsearch {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace runner_detail;
 
 constexpr int kFormatVersion = 1;
-constexpr std::size_t kMaxReportLine = 1 << 20;
 
-// ---------------------------------------------------------------------------------------------
-// Signals reach the loop through a self-pipe, so poll() wakes up for them.
-
-int g_signal_pipe[2] = {-1, -1};
-
-extern "C" void on_signal(int signal) {
-  const int saved = errno;
-  const auto byte = static_cast<unsigned char>(signal);
-  (void)!::write(g_signal_pipe[1], &byte, 1);
-  errno = saved;
-}
-
-class SignalGuard {
- public:
-  SignalGuard() {
-    if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-      throw RunnerError(std::string("cannot create a pipe: ") + std::strerror(errno));
-    }
-    struct sigaction action {};
-    action.sa_handler = on_signal;
-    sigemptyset(&action.sa_mask);
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    for (std::size_t k = 0; k < kSignals.size(); ++k) {
-      ::sigaction(kSignals[k], kSignals[k] == SIGPIPE ? &ignore : &action, &saved_[k]);
-    }
-  }
-  ~SignalGuard() {
-    for (std::size_t k = 0; k < kSignals.size(); ++k) ::sigaction(kSignals[k], &saved_[k], nullptr);
-    ::close(g_signal_pipe[0]);
-    ::close(g_signal_pipe[1]);
-    g_signal_pipe[0] = g_signal_pipe[1] = -1;
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-
-  // The signals that arrived since the last call.
-  static std::vector<int> drain() {
-    std::vector<int> signals;
-    unsigned char bytes[64];
-    ssize_t n;
-    while ((n = ::read(g_signal_pipe[0], bytes, sizeof bytes)) > 0) {
-      for (ssize_t i = 0; i < n; ++i) signals.push_back(bytes[i]);
-    }
-    return signals;
-  }
-
- private:
-  // Caught (through the pipe), except SIGPIPE, ignored: a trial that closed its end must
-  // not kill the runner.
-  static constexpr std::array<int, 4> kSignals{SIGINT, SIGTERM, SIGCHLD, SIGPIPE};
-  std::array<struct sigaction, 4> saved_{};
-};
-
-// ---------------------------------------------------------------------------------------------
-
-struct Validation {
-  std::uint64_t length = 0;
-  double metric = 0;
-  nlohmann::json metrics;
-};
-
-struct Checkpoint {
-  std::string path;
-  std::uint64_t length = 0;
-};
-
-// What the runner knows of a trial. The first block is saved in snapshots; the rest describes
-// a live process and starts afresh on resume.
-struct RunnerTrial {
-  RequestId id;
-  std::uint64_t trial_seed = 0;
-  nlohmann::json hparams;
-  bool created = false;                 // the searcher has been told trial_created
-  std::optional<std::uint64_t> target;  // the outstanding validate_after length
-  bool close_requested = false;
-  bool closed = false;
-  std::optional<ExitedReason> exit_reason;
-  std::uint64_t restarts = 0;
-  std::optional<Checkpoint> checkpoint;
-  std::vector<Validation> validations;
-
-  std::unique_ptr<TrialProcess> process;
-  std::string buffer;
+// What the runner knows of a trial's current process; starts afresh at every launch.
+struct LaunchState {
   std::optional<std::uint64_t> sent_target;  // the validate_after the process was given
   bool pause_sent = false;
   bool close_sent = false;
-  bool report_eof = false;
-  bool queued = false;
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
 };
 
-nlohmann::json trial_to_json(const RunnerTrial& t) {
-  nlohmann::json validations = nlohmann::json::array();
-  for (const Validation& v : t.validations) {
-    validations.push_back({{"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics}});
-  }
-  return {{"request_id", t.id.to_string()},
-          {"trial_seed", t.trial_seed},
-          {"hparams", t.hparams},
-          {"created", t.created},
-          {"target", t.target ? nlohmann::json(*t.target) : nullptr},
-          {"close_requested", t.close_requested},
-          {"closed", t.closed},
-          {"exit_reason", t.exit_reason ? nlohmann::json(std::string(to_string(*t.exit_reason))) : nullptr},
-          {"restarts", t.restarts},
-          {"checkpoint", t.checkpoint ? nlohmann::json{{"path", t.checkpoint->path}, {"length", t.checkpoint->length}}
-                                      : nlohmann::json(nullptr)},
-          {"validations", std::move(validations)}};
-}
-
-RunnerTrial trial_from_json(const nlohmann::json& j) {
-  RunnerTrial t;
-  const std::optional<RequestId> id = RequestId::parse(j.at("request_id").get<std::string>());
-  if (!id) throw RunnerError("snapshot: bad request id " + j.at("request_id").dump());
-  t.id = *id;
-  t.trial_seed = j.at("trial_seed").get<std::uint64_t>();
-  t.hparams = j.at("hparams");
-  t.created = j.at("created").get<bool>();
-  if (!j.at("target").is_null()) t.target = j.at("target").get<std::uint64_t>();
-  t.close_requested = j.at("close_requested").get<bool>();
-  t.closed = j.at("closed").get<bool>();
-  if (!j.at("exit_reason").is_null()) t.exit_reason = parse_exited_reason(j.at("exit_reason").get<std::string>());
-  t.restarts = j.at("restarts").get<std::uint64_t>();
-  if (!j.at("checkpoint").is_null()) {
-    t.checkpoint = Checkpoint{j.at("checkpoint").at("path").get<std::string>(),
-                              j.at("checkpoint").at("length").get<std::uint64_t>()};
-  }
-  for (const nlohmann::json& v : j.at("validations")) {
-    t.validations.push_back({v.at("length").get<std::uint64_t>(),
-                             metric_from_json(v.at("metric")).value_or(std::nan("")), v.at("metrics")});
-  }
-  return t;
-}
-
-std::string wall_clock_stamp() {
-  // For log lines only: nothing the searcher decides reads it.
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32];
-  std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
-  return text;
-}
+// checkpoint_storage's save policy (Determined's defaults).
+struct SavePolicy {
+  std::uint64_t experiment_best = 0;
+  std::uint64_t trial_best = 1;
+  std::uint64_t trial_latest = 1;
+};
 
 // The settings a run was started with, kept in DIR/run.json for resume.
 struct RunSettings {
   std::uint32_t seed = 0;
   fs::path context;
+  // Marks every trial process of this experiment (HPSEARCH_EXPERIMENT_KEY in its environment),
+  // so that resume can find what a killed run left.
+  std::string key;
 };
 
-class Experiment {
+// Holds DIR/runner.lock for the run: two runners on one experiment would corrupt it, and
+// resume must not kill a live run's trials as leftovers.
+class ExperimentLock {
+ public:
+  explicit ExperimentLock(const fs::path& directory)
+      : fd_(::open((directory / "runner.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw RunnerSetupError("cannot open " + (directory / "runner.lock").string() + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw RunnerSetupError("another searcher-run is running the experiment in '" + directory.string() +
+                             "' (it holds runner.lock); stop it first");
+    }
+  }
+  ~ExperimentLock() { ::close(fd_); }
+  ExperimentLock(const ExperimentLock&) = delete;
+  ExperimentLock& operator=(const ExperimentLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// The last lines of a trial's output (at most `lines`, from its last 8 KiB), for a failure.
+std::vector<std::string> output_tail(const fs::path& log, std::size_t lines) {
+  std::ifstream in(log, std::ios::binary);
+  if (!in) return {};
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  const std::streamoff start = std::max<std::streamoff>(0, size - 8192);
+  in.seekg(start);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> all;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) all.push_back(line);
+  if (start > 0 && !all.empty()) all.erase(all.begin());  // cut in the middle
+  while (!all.empty() && all.back().find_first_not_of(" \t\r") == std::string::npos) all.pop_back();
+  if (all.size() > lines) all.erase(all.begin(), all.end() - static_cast<long>(lines));
+  return all;
+}
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos) {
+    return word;
+  }
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+class Experiment final : private SupervisorListener {
  public:
   Experiment(const fs::path& directory, ExperimentConfig config, RunSettings settings,
              const RunnerOptions& options, Launcher& launcher, std::ostream& out, std::ostream& err)
-      : directory_(directory), config_(std::move(config)), settings_(std::move(settings)),
-        options_(options), launcher_(launcher), out_(out), err_(err),
+      : directory_(directory), lock_(directory), config_(std::move(config)), settings_(std::move(settings)),
+        options_(options), launcher_(launcher),
         searcher_(make_searcher(config_.searcher.method, config_.hyperparameters, settings_.seed)),
-        log_(directory / "runner.log", std::ios::app) {
+        storage_(directory / "checkpoints"),
+        metrics_(config_.searcher.metric, config_.searcher.smaller_is_better),
+        channel_(directory / "channel.sock"),
+        supervisor_(launcher, options.slots, *this, &channel_),
+        report_(config_, directory, settings_.seed, options.terminal, out, err,
+                [this](std::uint32_t i) { return supervisor_.is_running(i); }) {
     if (!config_.entrypoint) {
       throw RunnerSetupError("the config has no entrypoint: searcher-run needs the command that trains "
                         "a trial (e.g. entrypoint: python3 train.py)");
     }
+    read_run_settings_from_document();
     const nlohmann::json& entry = *config_.entrypoint;
     if (entry.is_string()) {
       command_ = entry.get<std::string>();
@@ -205,14 +144,43 @@ class Experiment {
     }
   }
 
+  // What only the runner reads of the config: resources.slots_per_trial and
+  // checkpoint_storage's save policy. The whole config goes to the trials as JSON
+  // (det.get_cluster_info().trial._config).
+  void read_run_settings_from_document() {
+    const nlohmann::json& doc = config_.document;
+    const auto count = [&](const char* section, const char* field, std::uint64_t minimum,
+                           std::uint64_t fallback) -> std::uint64_t {
+      if (!doc.is_object() || !doc.contains(section) || !doc[section].is_object() || !doc[section].contains(field) ||
+          doc[section][field].is_null()) {
+        return fallback;
+      }
+      const nlohmann::json& value = doc[section][field];
+      if (!value.is_number_integer() || value.get<std::int64_t>() < static_cast<std::int64_t>(minimum)) {
+        throw RunnerSetupError(std::string(section) + "." + field + ": must be an integer >= " +
+                               std::to_string(minimum) + ", got " + value.dump());
+      }
+      return value.get<std::uint64_t>();
+    };
+    slots_per_trial_ = count("resources", "slots_per_trial", 1, 1);
+    save_policy_.experiment_best = count("checkpoint_storage", "save_experiment_best", 0, save_policy_.experiment_best);
+    save_policy_.trial_best = count("checkpoint_storage", "save_trial_best", 0, save_policy_.trial_best);
+    save_policy_.trial_latest = count("checkpoint_storage", "save_trial_latest", 0, save_policy_.trial_latest);
+    write_file_atomically(directory_ / "config.json", doc.dump(2) + '\n');
+  }
+
   // A new experiment: the initial operations.
   void begin() {
-    journal_.emplace(directory_ / "journal.jsonl");
+    searcher_.open(directory_ / "journal.jsonl");
     feed_initial();
   }
 
-  // Resuming: snapshot, then the journal's tail, each answer checked.
+  // Resuming: what the old run left is killed; then snapshot, then the journal's tail, each
+  // answer checked.
   void recover() {
+    if (const std::size_t killed = launcher_.kill_leftovers(marker()); killed > 0) {
+      report_.log("killed " + std::to_string(killed) + " trial processes left over from the previous run");
+    }
     const fs::path snapshot_path = directory_ / "snapshot.json";
     if (fs::exists(snapshot_path)) {
       std::ifstream in(snapshot_path);
@@ -220,33 +188,34 @@ class Experiment {
       if (snapshot.at("format_version") != kFormatVersion) {
         throw RunnerError("snapshot.json: unknown format_version " + snapshot.at("format_version").dump());
       }
-      searcher_.restore(snapshot.at("searcher"));
-      for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_from_json(t));
-      seq_ = snapshot.at("seq").get<std::uint64_t>();
+      searcher_.restore(snapshot.at("searcher"), snapshot.at("seq").get<std::uint64_t>());
+      for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_record_from_json(t));
       if (const nlohmann::json& shutdown = snapshot.at("shutdown"); !shutdown.is_null()) {
         shut_down_ = true;
         shutdown_ = Shutdown{shutdown.at("cancel").get<bool>(), shutdown.at("failure").get<bool>()};
       }
-      snapshot_seq_ = seq_;
       started_ = true;
     }
     const JournalContents journal = read_journal(directory_ / "journal.jsonl");
     if (journal.torn_tail) {
-      log("the journal ends in a record cut short by the crash; it was never acted on and is dropped");
+      report_.log("the journal ends in a record cut short by the crash; it was never acted on and is dropped");
       truncate_journal(directory_ / "journal.jsonl", journal.valid_bytes);
     }
     replaying_ = true;
     std::uint64_t replayed = 0;
     for (const nlohmann::json& record : journal.records) {
-      if (record.at("seq").get<std::uint64_t>() < seq_) continue;
-      replay(record);
+      if (record.at("seq").get<std::uint64_t>() < searcher_.seq()) continue;
+      replay(searcher_.replay(record));
       ++replayed;
     }
     replaying_ = false;
-    journal_.emplace(directory_ / "journal.jsonl");
-    log("resumed: " + std::to_string(trials_.size()) + " trials, " + std::to_string(replayed) +
-        " journal records replayed after the snapshot (record " + std::to_string(snapshot_seq_) +
-        "), every answer identical");
+    searcher_.open(directory_ / "journal.jsonl");
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
+      metrics_.load(i, report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+    }
+    report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " + std::to_string(replayed) +
+                " journal records replayed after the snapshot (record " +
+                std::to_string(searcher_.snapshot_seq()) + "), every answer identical");
     if (!started_) feed_initial();
     // A crash between journaling a create and its trial_created leaves a trial the searcher
     // has not heard of yet: tell it now, as the live run would have.
@@ -259,63 +228,64 @@ class Experiment {
   }
 
   RunOutcome run() {
-    const SignalGuard signals;
+    const SignalPipe signals;
     bool pausing = false;
     std::chrono::steady_clock::time_point pause_deadline{};
     write_state();
     while (true) {
-      launch_queued();
-      if (running_ == 0) {
+      launch_waiting();
+      if (supervisor_.running() == 0) {
         if (shut_down_ || interrupted_) break;
-        if (waiting_.empty()) {
+        if (!supervisor_.waiting()) {
           throw RunnerError("the search stalled: no trial is running or waiting and the searcher "
                             "has not shut down (see runner.log)");
         }
       }
-      std::vector<pollfd> fds{{g_signal_pipe[0], POLLIN, 0}};
-      std::vector<std::uint32_t> owners{0};
-      for (const std::uint32_t i : live_) {
-        if (trials_[i].process && trials_[i].process->report_fd() >= 0) {
-          fds.push_back({trials_[i].process->report_fd(), POLLIN, 0});
-          owners.push_back(i);
+      supervisor_.wait(options_.terminal ? 500 : 1000, signals.fd());
+      for (const int s : signals.drain()) {
+        if (s != SIGINT && s != SIGTERM) continue;
+        if (!interrupted_) {
+          interrupted_ = s;
+          pausing = true;
+          pause_deadline = std::chrono::steady_clock::now() +
+                           std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
+          report_.log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") +
+                      ": pausing every trial (they checkpoint and exit); send it again to stop them at once");
+          for (const std::uint32_t i : supervisor_.running_trials()) reconcile(i);
+        } else {
+          report_.log("stopping every trial now");
+          for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
         }
       }
-      const int ready = ::poll(fds.data(), fds.size(), options_.terminal ? 500 : 1000);
-      if (ready < 0 && errno != EINTR) throw RunnerError(std::string("poll: ") + std::strerror(errno));
-      for (const int s : SignalGuard::drain()) {
-        if (s == SIGINT || s == SIGTERM) {
-          if (!interrupted_) {
-            interrupted_ = s;
-            pausing = true;
-            pause_deadline = std::chrono::steady_clock::now() +
-                             std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
-            log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") +
-                ": pausing every trial (they checkpoint and exit); send it again to stop them at once");
-            for (const std::uint32_t i : live_) reconcile(i);
-          } else {
-            log("stopping every trial now");
-            for (const std::uint32_t i : live_) trials_[i].process->terminate(true);
-          }
-        }
-      }
-      for (std::size_t k = 1; k < fds.size(); ++k) {
-        if (fds[k].revents != 0) read_reports(owners[k]);
-      }
-      reap();
+      supervisor_.deliver();
       if (pausing && std::chrono::steady_clock::now() > pause_deadline) {
-        for (const std::uint32_t i : live_) trials_[i].process->terminate(true);
+        for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
         pausing = false;
       }
       // A snapshot costs O(trials): taking one at most every `trials` records keeps the
       // amortised cost per event constant however large the experiment grows.
-      if (seq_ - snapshot_seq_ >= std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
+      if (searcher_.seq() - searcher_.snapshot_seq() >= std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
         write_state();
       }
-      status();
+      report_.status(trials_, searcher_.progress());
     }
+    if (shut_down_) {
+      // The experiment's best checkpoints are known only now: the last pass of the policy.
+      const std::set<std::string> best = experiment_best_checkpoints();
+      for (std::uint32_t i = 0; i < trials_.size(); ++i) {
+        collect_garbage(i, [&](const std::string& id) { return best.contains(id); });
+      }
+    }
+    // Drawn once, when the run ends: reading every report is O(reports), too much per event.
+    std::vector<fs::path> files;
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) files.push_back(report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+    plots_ = write_metric_plots(directory_ / "plots", files, config_.searcher.metric, config_.searcher.smaller_is_better);
     write_state();
-    if (options_.terminal && status_drawn_) err_ << "\r\033[K" << std::flush;
-    return {finish(), interrupted_};
+    report_.clear_status();
+    const bool paused = interrupted_ && !shut_down_;
+    report_.summary(paused, shutdown_.failure, trials_);
+    return {paused ? RunEnd::kInterrupted : shutdown_.failure ? RunEnd::kFailed : RunEnd::kCompleted,
+            interrupted_};
   }
 
  private:
@@ -323,27 +293,17 @@ class Experiment {
 
   void feed_initial() {
     started_ = true;
-    const std::vector<Operation> ops = searcher_.initial_operations();
-    record({{"event", "initial_operations"}}, ops, {});
-    apply(ops);
+    apply(searcher_.initial_operations());
   }
 
   void feed(const Event& event, const nlohmann::json& metrics = {}) {
-    const std::vector<Operation> ops = searcher_.handle(event);
-    record(nlohmann::json(event), ops, metrics);
+    const std::vector<Operation> ops = searcher_.handle(event, metrics);
     note_event(event, metrics);
     apply(ops);
   }
 
-  void record(const nlohmann::json& in, const std::vector<Operation>& ops, const nlohmann::json& metrics) {
-    nlohmann::json entry{{"seq", seq_++}, {"in", in}, {"out", operations_answer(ops)}};
-    if (!metrics.is_null()) entry["metrics"] = metrics;
-    journal_->append(entry);
-  }
-
   void append_runner_record(const char* kind, nlohmann::json body) {
-    if (replaying_) return;
-    journal_->append({{"seq", seq_++}, {kind, std::move(body)}});
+    if (!replaying_) searcher_.append_runner_record(kind, std::move(body));
   }
 
   // What the runner keeps of an event besides the searcher's own state.
@@ -351,17 +311,19 @@ class Experiment {
     if (const auto* created = std::get_if<TrialCreated>(&event)) {
       trials_[index_of(created->request_id)].created = true;
     } else if (const auto* v = std::get_if<ValidationCompleted>(&event)) {
-      RunnerTrial& t = trials_[index_of(v->request_id)];
+      TrialRecord& t = trials_[index_of(v->request_id)];
       t.validations.push_back({v->length, v->metric, metrics});
       t.target.reset();  // done; the operations that follow may set the next one
     } else if (const auto* e = std::get_if<TrialExitedEarly>(&event)) {
-      RunnerTrial& t = trials_[index_of(e->request_id)];
+      TrialRecord& t = trials_[index_of(e->request_id)];
       t.exit_reason = e->reason;
       t.target.reset();
     } else if (const auto* c = std::get_if<TrialClosed>(&event)) {
-      RunnerTrial& t = trials_[index_of(c->request_id)];
+      const std::uint32_t i = index_of(c->request_id);
+      TrialRecord& t = trials_[i];
       t.closed = true;
       t.target.reset();
+      if (!replaying_ && save_policy_.experiment_best == 0) collect_garbage(i, [](const std::string&) { return false; });
     }
   }
 
@@ -369,7 +331,7 @@ class Experiment {
     std::vector<RequestId> created;
     for (const Operation& op : ops) {
       if (const auto* create = std::get_if<Create>(&op)) {
-        RunnerTrial t;
+        TrialRecord t;
         t.id = create->request_id;
         t.trial_seed = create->trial_seed;
         t.hparams = create->hparams;
@@ -396,43 +358,29 @@ class Experiment {
     }
   }
 
-  void replay(const nlohmann::json& record) {
-    const std::uint64_t seq = record.at("seq").get<std::uint64_t>();
-    if (seq != seq_) {
-      throw RunnerError("journal record " + std::to_string(seq) + " follows record " +
-                        std::to_string(seq_ - 1) + ": records are missing");
-    }
-    ++seq_;
-    if (record.contains("checkpoint")) {
-      const nlohmann::json& c = record.at("checkpoint");
-      trials_[index_of(parse_id(c.at("request_id")))].checkpoint =
-          Checkpoint{c.at("path").get<std::string>(), c.at("length").get<std::uint64_t>()};
+  void replay(const ReplayedRecord& record) {
+    if (record.runner_kind == "checkpoint") {
+      const nlohmann::json& c = record.runner_body;
+      TrialRecord& t = trials_[index_of(parse_id(c.at("request_id")))];
+      t.checkpoint = checkpoint_from_json(c);
+      if (!t.checkpoint->storage_id.empty()) t.stored.push_back(*t.checkpoint);
       return;
     }
-    if (record.contains("restart")) {
-      ++trials_[index_of(parse_id(record.at("restart").at("request_id")))].restarts;
+    if (record.runner_kind == "checkpoint_deleted") {
+      const nlohmann::json& c = record.runner_body;
+      forget_checkpoint(index_of(parse_id(c.at("request_id"))), c.at("storage_id").get<std::string>());
       return;
     }
-    const nlohmann::json& in = record.at("in");
-    std::vector<Operation> ops;
-    std::optional<Event> event;
-    if (in.at("event") == "initial_operations") {
-      started_ = true;
-      ops = searcher_.initial_operations();
-    } else {
-      event = event_from_json(in);
-      ops = searcher_.handle(*event);
+    if (record.runner_kind == "restart") {
+      ++trials_[index_of(parse_id(record.runner_body.at("request_id")))].restarts;
+      return;
     }
-    const nlohmann::json answer = operations_answer(ops);
-    if (answer != record.at("out")) {
-      throw RunnerError("journal record " + std::to_string(seq) + " (" + json_line(in) +
-                        "): the searcher now answers " + json_line(answer) +
-                        " but the journal recorded " + json_line(record.at("out")) +
-                        "; the config, seed or hpsearch version differ from the run's, so it "
-                        "cannot be resumed");
+    if (!record.runner_kind.empty()) {
+      throw RunnerError("journal: unknown record kind '" + record.runner_kind + "'");
     }
-    if (event) note_event(*event, record.value("metrics", nlohmann::json()));
-    apply(ops);
+    if (!record.event) started_ = true;
+    if (record.event) note_event(*record.event, record.metrics);
+    apply(record.operations);
     dirty_.clear();
   }
 
@@ -441,59 +389,63 @@ class Experiment {
   // Brings a trial's process in line with what the searcher wants of it.
   void reconcile(std::uint32_t i) {
     if (replaying_) return;
-    RunnerTrial& t = trials_[i];
+    TrialRecord& t = trials_[i];
+    LaunchState& l = launches_[i];
     if (t.closed) return;
-    if (t.process) {
+    if (supervisor_.is_running(i)) {
       // Stopping, pausing or closing: it gets nothing more; a pausing trial that is promoted
       // meanwhile is relaunched once it has exited.
-      if (!t.broke_protocol.empty() || t.invalid_reported || t.close_sent) return;
-      if (t.pause_sent) return;
+      if (!l.broke_protocol.empty() || l.invalid_reported || l.close_sent) return;
+      if (l.pause_sent) return;
       if (interrupted_) {
         send(i, PauseCommand{});
         return;
       }
-      if (t.target && t.sent_target != t.target) {
-        if (send(i, TrainCommand{*t.target})) t.sent_target = t.target;
-      } else if (!t.target && t.close_requested && !t.close_sent) {
+      if (t.target && l.sent_target != t.target) {
+        if (send(i, TrainCommand{*t.target})) l.sent_target = t.target;
+      } else if (!t.target && t.close_requested && !l.close_sent) {
         send(i, CloseCommand{});
-      } else if (!t.target && !t.close_requested && !t.pause_sent) {
+      } else if (!t.target && !t.close_requested && !l.pause_sent) {
         send(i, PauseCommand{});  // nothing to do for now: checkpoint and free the slot
       }
       return;
     }
     if (t.exit_reason || (t.close_requested && !t.target)) {
       feed(TrialClosed{t.id});
-    } else if (t.target && !t.queued && !interrupted_) {
-      t.queued = true;
-      waiting_.push_back(i);
+    } else if (t.target && !interrupted_) {
+      supervisor_.enqueue(i);
     }
   }
 
   bool send(std::uint32_t i, const TrialCommand& command) {
-    RunnerTrial& t = trials_[i];
-    if (std::holds_alternative<PauseCommand>(command)) t.pause_sent = true;
-    if (std::holds_alternative<CloseCommand>(command)) t.close_sent = true;
-    return t.process->send(command_line(command));
+    LaunchState& l = launches_[i];
+    if (std::holds_alternative<PauseCommand>(command)) l.pause_sent = true;
+    if (std::holds_alternative<CloseCommand>(command)) l.close_sent = true;
+    return supervisor_.send(i, command_line(command));
   }
 
-  void launch_queued() {
-    while (running_ < options_.slots && !waiting_.empty() && !interrupted_) {
-      const std::uint32_t i = waiting_.front();
-      waiting_.pop_front();
-      RunnerTrial& t = trials_[i];
-      t.queued = false;
-      if (t.closed || !t.target || t.process) continue;
-      launch(i);
-    }
+  void launch_waiting() {
+    if (interrupted_) return;
+    supervisor_.launch_waiting(
+        [this](std::uint32_t i) { return prepare_launch(i); },
+        [this](std::uint32_t i, long pid) {
+          const TrialRecord& t = trials_[i];
+          report_.log(name(i) + " started (pid " + std::to_string(pid) + ", train to " +
+                      std::to_string(*t.target) +
+                      (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length) : "") + ")");
+          reconcile(i);
+        },
+        [this](std::uint32_t i, const std::string& why) {
+          report_.log(name(i) + " could not be started: " + why);
+          failed(i, "could not be started");
+        });
   }
 
-  fs::path trial_directory(std::uint32_t i) const {
-    return directory_ / "trials" / (std::to_string(i + 1) + "-" + trials_[i].id.to_string().substr(0, 8));
-  }
-
-  void launch(std::uint32_t i) {
-    RunnerTrial& t = trials_[i];
-    const fs::path dir = trial_directory(i);
+  std::optional<LaunchSpec> prepare_launch(std::uint32_t i) {
+    const TrialRecord& t = trials_[i];
+    fs::create_directories(storage_);
+    if (t.closed || !t.target) return std::nullopt;
+    const fs::path dir = report_.trial_directory(i, t);
     fs::create_directories(dir / "checkpoints");
     LaunchSpec spec;
     spec.command = command_;
@@ -511,49 +463,40 @@ class Experiment {
         {"HPSEARCH_MAX_LENGTH", std::to_string(config_.searcher.max_length.units)},
         {"HPSEARCH_CMD_FD", "3"},
         {"HPSEARCH_REPORT_FD", "4"},
+        {"HPSEARCH_EXPERIMENT_KEY", settings_.key},
+        {"HPSEARCH_CHECKPOINT_STORAGE", storage_.string()},
+        {"HPSEARCH_SEARCH_MODE", driven_by_metrics() ? "metrics" : "operations"},
+        {"HPSEARCH_TIME_METRIC", config_.searcher.time_metric},
+        {"HPSEARCH_SEARCHER_MAX_LENGTH", std::to_string(config_.searcher.max_length.units)},
+        {"HPSEARCH_MAX_LENGTH_UNIT", config_.searcher.max_length.unit},
+        {"HPSEARCH_SLOTS_PER_TRIAL", std::to_string(slots_per_trial_)},
+        {"HPSEARCH_CONFIG_JSON", (directory_ / "config.json").string()},
+        {"HPSEARCH_TRIAL_RUN_ID", std::to_string(++trials_[i].launches)},
     };
     if (t.checkpoint) {
       spec.environment["HPSEARCH_LATEST_CHECKPOINT"] = t.checkpoint->path;
       spec.environment["HPSEARCH_LATEST_CHECKPOINT_LENGTH"] = std::to_string(t.checkpoint->length);
+      if (!t.checkpoint->storage_id.empty()) spec.environment["HPSEARCH_LATEST_CHECKPOINT_ID"] = t.checkpoint->storage_id;
     }
     // The Python client ships with hpsearch: make `import hpsearch` work without installing it.
     const char* python_path = std::getenv("PYTHONPATH");
     spec.environment["PYTHONPATH"] =
         std::string(HPSEARCH_PYTHON_DIR) + (python_path && *python_path ? std::string(":") + python_path : "");
-    t.buffer.clear();
-    t.sent_target.reset();
-    t.pause_sent = t.close_sent = t.report_eof = t.invalid_reported = false;
-    t.broke_protocol.clear();
-    try {
-      t.process = launcher_.launch(spec);
-    } catch (const std::runtime_error& e) {
-      log(name(i) + " could not be started: " + e.what());
-      failed(i, "could not be started");
-      return;
-    }
-    ++running_;
-    live_.push_back(i);
-    log(name(i) + " started (pid " + std::to_string(t.process->pid()) + ", train to " +
-        std::to_string(*t.target) +
-        (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length) : "") + ")");
-    reconcile(i);
+    launches_[i] = LaunchState{};
+    return spec;
   }
 
-  void read_reports(std::uint32_t i) {
-    RunnerTrial& t = trials_[i];
-    const bool open = t.process->read_reports(t.buffer);
-    std::size_t newline;
-    while ((newline = t.buffer.find('\n')) != std::string::npos) {
-      const std::string line = t.buffer.substr(0, newline);
-      t.buffer.erase(0, newline + 1);
-      if (t.broke_protocol.empty()) handle_report(i, line);
-    }
-    if (t.buffer.size() > kMaxReportLine) broke_protocol(i, t.buffer.substr(0, 200), "a line longer than 1 MiB");
-    if (!open) t.report_eof = true;
+  void on_report(std::uint32_t i, const std::string& line) override {
+    if (launches_[i].broke_protocol.empty()) handle_report(i, line);
+  }
+
+  void on_oversized_report(std::uint32_t i, const std::string& head) override {
+    broke_protocol(i, head, "a line longer than 1 MiB");
   }
 
   void handle_report(std::uint32_t i, const std::string& line) {
-    RunnerTrial& t = trials_[i];
+    TrialRecord& t = trials_[i];
+    LaunchState& l = launches_[i];
     TrialReport report;
     try {
       report = parse_trial_report(line, config_.searcher.metric);
@@ -561,126 +504,264 @@ class Experiment {
       broke_protocol(i, line, e.what());
       return;
     }
-    if (t.invalid_reported) return broke_protocol(i, line, "a report after invalid_hp");
+    if (l.invalid_reported) return broke_protocol(i, line, "a report after invalid_hp");
     if (const auto* progress = std::get_if<ProgressReport>(&report)) {
-      feed(TrialProgress{t.id, progress->units});
+      const double units = progress->units ? *progress->units
+                                           : *progress->fraction * static_cast<double>(config_.searcher.max_length.units);
+      feed(TrialProgress{t.id, units});
+    } else if (const auto* m = std::get_if<MetricsReport>(&report)) {
+      metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group, m->steps_completed, m->metrics,
+                      wall_seconds());
+      if (driven_by_metrics() && m->group == "validation") validated_by_metrics(i, line, *m);
     } else if (const auto* v = std::get_if<ValidationReport>(&report)) {
-      if (!t.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
-      if (v->length != *t.sent_target) {
+      if (!l.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
+      if (v->length != *l.sent_target) {
         return broke_protocol(i, line, "a validation at length " + std::to_string(v->length) +
-                                           ", but it was asked to train to " + std::to_string(*t.sent_target));
+                                           ", but it was asked to train to " + std::to_string(*l.sent_target));
       }
-      t.sent_target.reset();
+      l.sent_target.reset();
       t.target.reset();
-      log(name(i) + " validated at " + std::to_string(v->length) + ": " + config_.searcher.metric +
-          " " + json_line(metric_to_json(v->metric)));
+      report_.log(name(i) + " validated at " + std::to_string(v->length) + ": " + config_.searcher.metric +
+                  " " + json_line(metric_to_json(v->metric)));
       dirty_.push_back(i);
       // The runner's own cost per operation: from the report to the next commands sent,
       // journal syncs included.
       const auto started = std::chrono::steady_clock::now();
-      feed(ValidationCompleted{t.id, v->metric, v->length}, v->metrics);
+      metrics_.note_searcher_value(v->metric);
+      // The operation carries the searcher metric; the validation metrics the trial reported
+      // at the same length complete it.
+      nlohmann::json all = metrics_.validation_metrics_at(i, v->length);
+      all.update(v->metrics);
+      feed(ValidationCompleted{t.id, v->metric, v->length}, all);
       reconcile(i);
-      decision_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      ++decisions_;
+      decisions_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      ++decisions_.count;
     } else if (const auto* c = std::get_if<CheckpointReport>(&report)) {
-      fs::path path = c->path;
-      if (path.is_relative()) path = trial_directory(i) / "checkpoints" / path;
-      std::error_code error;
-      if (!fs::exists(path, error)) return broke_protocol(i, line, "the checkpoint path does not exist");
-      t.checkpoint = Checkpoint{path.string(), c->length};
-      append_runner_record("checkpoint", {{"request_id", t.id.to_string()}, {"path", path.string()}, {"length", c->length}});
+      checkpointed(i, line, *c);
     } else if (const auto* invalid = std::get_if<InvalidHpReport>(&report)) {
-      t.invalid_reported = true;
-      log(name(i) + " reported invalid hyperparameters" + (invalid->reason.empty() ? "" : ": " + invalid->reason));
+      l.invalid_reported = true;
+      report_.log(name(i) + " reported invalid hyperparameters" + (invalid->reason.empty() ? "" : ": " + invalid->reason));
       feed(TrialExitedEarly{t.id, ExitedReason::kInvalidHp});
+    } else if (const auto* e = std::get_if<EarlyExitReport>(&report)) {
+      if (e->reason == ExitedReason::kInvalidHp) {
+        l.invalid_reported = true;
+        report_.log(name(i) + " reported invalid hyperparameters");
+        feed(TrialExitedEarly{t.id, ExitedReason::kInvalidHp});
+      }  // a user-requested stop is what exiting 0 before the operation is done means anyway
+    } else if (const auto* status = std::get_if<StatusReport>(&report)) {
+      report_.log(name(i) + ": " + status->text.substr(0, 200));
+    } else if (const auto* request = std::get_if<RequestReport>(&report)) {
+      const std::optional<double> best = metrics_.best();
+      supervisor_.reply(i, json_line({{"reply", request->id}, {"value", best ? metric_to_json(*best) : nlohmann::json(nullptr)}}) + '\n');
+    } else if (const auto* deleted = std::get_if<CheckpointDeletedReport>(&report)) {
+      forget_checkpoint(i, deleted->storage_id);
+      append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", deleted->storage_id}});
     }
+  }
+
+  // Determined 0.38's form: the trial trains on its own and reports validation metrics; each
+  // report whose time_metric value reaches the outstanding validate_after completes it with
+  // the searcher metric. The searcher's answer reaches the trial as before: another length
+  // (nothing to tell it), or a close or pause, which its should_preempt() sees.
+  void validated_by_metrics(std::uint32_t i, const std::string& line, const MetricsReport& m) {
+    TrialRecord& t = trials_[i];
+    const std::string& time_metric = config_.searcher.time_metric;
+    double time = static_cast<double>(m.steps_completed);
+    if (m.metrics.contains(time_metric)) {
+      const std::optional<double> value = metric_from_json(m.metrics.at(time_metric));
+      if (!value || !std::isfinite(*value)) {
+        return broke_protocol(i, line, "its time_metric '" + time_metric + "' must be a finite number, got " +
+                                           m.metrics.at(time_metric).dump());
+      }
+      time = *value;
+    }
+    if (!m.metrics.contains(config_.searcher.metric)) {
+      return broke_protocol(i, line, "validation metrics without the searcher metric '" + config_.searcher.metric + "'");
+    }
+    const std::optional<double> metric = metric_from_json(m.metrics.at(config_.searcher.metric));
+    if (!metric) {
+      return broke_protocol(i, line, "the searcher metric '" + config_.searcher.metric +
+                                         "' must be a number, got " + m.metrics.at(config_.searcher.metric).dump());
+    }
+    // Several rungs may be passed at once: each gets this value, as the searcher sees it.
+    while (t.target && !launches_[i].close_sent && !launches_[i].pause_sent &&
+           time >= static_cast<double>(*t.target)) {
+      const std::uint64_t length = *t.target;
+      t.target.reset();
+      launches_[i].sent_target.reset();
+      report_.log(name(i) + " validated at " + time_metric + " " + json_line(metric_to_json(time)) + " (rung " +
+                  std::to_string(length) + "): " + config_.searcher.metric + " " + json_line(metric_to_json(*metric)));
+      metrics_.note_searcher_value(*metric);
+      feed(ValidationCompleted{t.id, *metric, length}, m.metrics);
+      reconcile(i);
+    }
+  }
+
+  bool driven_by_metrics() const { return !config_.searcher.time_metric.empty(); }
+
+  // A checkpoint is stored: in checkpoint storage (a storage id), or anywhere (a path).
+  void checkpointed(std::uint32_t i, const std::string& line, const CheckpointReport& c) {
+    TrialRecord& t = trials_[i];
+    fs::path path = c.storage_id.empty() ? fs::path(c.path) : storage_ / c.storage_id;
+    if (path.is_relative()) path = report_.trial_directory(i, t) / "checkpoints" / path;
+    std::error_code error;
+    if (!fs::exists(path, error)) {
+      return broke_protocol(i, line, c.storage_id.empty() ? "the checkpoint path does not exist"
+                                                          : "no checkpoint " + c.storage_id + " in " + storage_.string());
+    }
+    t.checkpoint = Checkpoint{path.string(), c.length, c.storage_id};
+    if (!c.storage_id.empty()) t.stored.push_back(*t.checkpoint);
+    nlohmann::json record = to_json(*t.checkpoint);
+    record["request_id"] = t.id.to_string();
+    append_runner_record("checkpoint", std::move(record));
+  }
+
+  // A checkpoint in storage is gone: the trial's latest becomes the one before it.
+  void forget_checkpoint(std::uint32_t i, const std::string& storage_id) {
+    TrialRecord& t = trials_[i];
+    std::erase_if(t.stored, [&](const Checkpoint& c) { return c.storage_id == storage_id; });
+    if (t.checkpoint && t.checkpoint->storage_id == storage_id) {
+      t.checkpoint.reset();
+      if (!t.stored.empty()) t.checkpoint = t.stored.back();
+    }
+  }
+
+  // The config's save policy for a finished trial: its latest `save_trial_latest` and best
+  // `save_trial_best` checkpoints stay (best by the searcher metric reported at the
+  // checkpoint's steps), the rest are deleted unless `protect` says they are among the
+  // experiment's best.
+  void collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect) {
+    TrialRecord& t = trials_[i];
+    const std::size_t n = t.stored.size();
+    std::vector<bool> keep(n, false);
+    for (std::size_t k = n - std::min<std::size_t>(n, save_policy_.trial_latest); k < n; ++k) keep[k] = true;
+    std::vector<std::pair<double, std::size_t>> ranked;
+    const double sign = config_.searcher.smaller_is_better ? 1 : -1;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (const auto metric = metrics_.searcher_metric_at(i, t.stored[k].length); metric && !std::isnan(*metric)) {
+        ranked.emplace_back(sign * *metric, k);
+      }
+    }
+    std::stable_sort(ranked.begin(), ranked.end());
+    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.trial_best); ++r) keep[ranked[r].second] = true;
+    std::vector<std::string> doomed;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!keep[k] && !protect(t.stored[k].storage_id)) doomed.push_back(t.stored[k].storage_id);
+    }
+    for (const std::string& id : doomed) {
+      std::error_code ignored;
+      append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", id}});
+      fs::remove_all(storage_ / id, ignored);
+      forget_checkpoint(i, id);
+    }
+    if (!doomed.empty()) {
+      report_.log(name(i) + ": deleted " + std::to_string(doomed.size()) + " checkpoints its save policy does not keep");
+    }
+  }
+
+  // The experiment's best `save_experiment_best` checkpoints, by their searcher metric.
+  std::set<std::string> experiment_best_checkpoints() const {
+    std::vector<std::pair<double, std::string>> ranked;
+    const double sign = config_.searcher.smaller_is_better ? 1 : -1;
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
+      for (const Checkpoint& c : trials_[i].stored) {
+        if (const auto metric = metrics_.searcher_metric_at(i, c.length); metric && !std::isnan(*metric)) {
+          ranked.emplace_back(sign * *metric, c.storage_id);
+        }
+      }
+    }
+    std::sort(ranked.begin(), ranked.end());
+    std::set<std::string> best;
+    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.experiment_best); ++r) best.insert(ranked[r].second);
+    return best;
+  }
+
+  static double wall_seconds() {
+    // For plots only: nothing the searcher decides reads it.
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
 
   void broke_protocol(std::uint32_t i, const std::string& line, const std::string& why) {
-    RunnerTrial& t = trials_[i];
-    if (!t.broke_protocol.empty()) return;
-    t.broke_protocol = why;
-    log(name(i) + " broke the trial protocol: it sent '" + line.substr(0, 200) + "': " + why +
-        "; stopping it");
-    t.process->terminate(true);
+    LaunchState& l = launches_[i];
+    if (!l.broke_protocol.empty()) return;
+    l.broke_protocol = why;
+    report_.log(name(i) + " broke the trial protocol: it sent '" + line.substr(0, 200) + "': " + why +
+                "; stopping it");
+    supervisor_.terminate(i, true);
   }
 
-  void reap() {
-    for (std::size_t k = 0; k < live_.size();) {
-      const std::uint32_t i = live_[k];
-      RunnerTrial& t = trials_[i];
-      const std::optional<ExitStatus> status = t.process->poll_exit();
-      if (status && !t.report_eof) read_reports(i);  // drain what it wrote before exiting
-      if (!status || !t.report_eof) {
-        ++k;
-        continue;
-      }
-      live_.erase(live_.begin() + static_cast<long>(k));
-      --running_;
-      t.process.reset();
-      exited(i, *status);
-    }
-  }
-
-  void exited(std::uint32_t i, const ExitStatus& status) {
-    RunnerTrial& t = trials_[i];
-    if (t.invalid_reported) {
+  void on_exited(std::uint32_t i, const ExitStatus& status) override {
+    metrics_.release(i);
+    TrialRecord& t = trials_[i];
+    const LaunchState& l = launches_[i];
+    if (l.invalid_reported) {
       feed(TrialClosed{t.id});
       return;
     }
-    if (!t.broke_protocol.empty()) {
-      failed(i, "it broke the trial protocol (" + t.broke_protocol + ")");
+    if (!l.broke_protocol.empty()) {
+      failed(i, "it broke the trial protocol (" + l.broke_protocol + ")");
       return;
     }
-    if (interrupted_ && t.pause_sent) {
-      log(name(i) + " paused (" + status.describe() + ")");
+    if (interrupted_ && l.pause_sent) {
+      report_.log(name(i) + " paused (" + status.describe() + ")");
       return;  // its work, if any, is relaunched on resume
     }
     if (!status.success()) {
+      const std::vector<std::string> tail = output_tail(report_.trial_directory(i, t) / "output.log", 10);
+      std::string shown;
+      for (const std::string& line : tail) shown += "\n  | " + line;
+      t.last_failure = {{"status", status.describe()}, {"output_tail", tail}};
+      report_.log(name(i) + " ended with " + status.describe() +
+                  (tail.empty() ? std::string("; it wrote no output") : "; its last lines of output:" + shown));
       failed(i, status.describe());
       return;
     }
-    if (t.target && !t.pause_sent) {
-      failed(i, "it exited (exit code 0) before reporting its validation at " + std::to_string(*t.target));
+    if (t.target && !l.pause_sent) {
+      // As Determined takes it: the script chose to end before its operation was done.
+      report_.log(name(i) + " exited (exit code 0) before reporting its validation at " +
+                  std::to_string(*t.target) + ": a user-requested stop");
+      feed(TrialExitedEarly{t.id, ExitedReason::kUserRequestedStop});
+      if (!t.closed) feed(TrialClosed{t.id});
       return;
     }
-    if (t.close_sent) {
-      log(name(i) + " closed");
+    if (l.close_sent) {
+      report_.log(name(i) + " closed");
       feed(TrialClosed{t.id});
       return;
     }
-    log(name(i) + " paused");
+    report_.log(name(i) + " paused");
     reconcile(i);  // promoted while it paused: relaunch
   }
 
   // A trial process failed: restart from its checkpoint, or give up after max_restarts.
   void failed(std::uint32_t i, const std::string& why) {
-    RunnerTrial& t = trials_[i];
+    TrialRecord& t = trials_[i];
     if (!t.target) {
-      log(name(i) + " failed after its operation was done (" + why + "); nothing is lost");
+      report_.log(name(i) + " failed after its operation was done (" + why + "); nothing is lost");
       reconcile(i);
       return;
     }
     if (t.restarts < config_.max_restarts) {
       ++t.restarts;
       append_runner_record("restart", {{"request_id", t.id.to_string()}, {"why", why}});
-      log(name(i) + " failed: " + why + "; restarting from " +
-          (t.checkpoint ? "its checkpoint at " + std::to_string(t.checkpoint->length) : std::string("scratch")) +
-          " (restart " + std::to_string(t.restarts) + " of " + std::to_string(config_.max_restarts) + ")");
+      report_.log(name(i) + " failed: " + why + "; restarting from " +
+                  (t.checkpoint ? "its checkpoint at " + std::to_string(t.checkpoint->length) : std::string("scratch")) +
+                  " (restart " + std::to_string(t.restarts) + " of " + std::to_string(config_.max_restarts) + ")");
       reconcile(i);
       return;
     }
-    log(name(i) + " failed: " + why + "; it has used its " + std::to_string(config_.max_restarts) +
-        " restarts, so it is reported as errored");
+    report_.log(name(i) + " failed: " + why + "; it has used its " + std::to_string(config_.max_restarts) +
+                " restarts, so it is reported as errored");
     feed(TrialExitedEarly{t.id, ExitedReason::kErrored});
     if (!t.closed) feed(TrialClosed{t.id});
   }
 
   // ---- bookkeeping and output ----------------------------------------------------------------
 
-  void add_trial(RunnerTrial t) {
+  void add_trial(TrialRecord t) {
     index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
     trials_.push_back(std::move(t));
+    launches_.emplace_back();
   }
 
   std::uint32_t index_of(const RequestId& id) const {
@@ -695,194 +776,60 @@ class Experiment {
     return *id;
   }
 
+  std::string marker() const { return "HPSEARCH_EXPERIMENT_KEY=" + settings_.key; }
+
   std::string name(std::uint32_t i) const {
     return "trial " + std::to_string(i + 1) + " (" + trials_[i].id.to_string() + ")";
   }
 
-  static std::string shell_quote(const std::string& word) {
-    if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos) {
-      return word;
-    }
-    std::string quoted = "'";
-    for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-  }
-
-  void log(const std::string& line) {
-    log_ << wall_clock_stamp() << ' ' << line << std::endl;
-    if (options_.terminal) {
-      if (status_drawn_) err_ << "\r\033[K";
-      status_drawn_ = false;
-    }
-    err_ << "searcher-run: " << line << '\n' << std::flush;
-  }
-
-  std::string outcome(const RunnerTrial& t) const {
-    if (t.exit_reason == ExitedReason::kErrored) return "errored";
-    if (t.exit_reason) return std::string(to_string(*t.exit_reason));
-    const bool full = !t.validations.empty() && t.validations.back().length >= config_.searcher.max_length.units;
-    if (t.closed) return full ? "completed" : "stopped";
-    if (t.process) return "running";
-    return t.target ? "waiting" : "paused";
-  }
-
-  // The best trial: the best metric among validations at max_length, else at any length.
-  std::optional<std::pair<std::uint32_t, std::size_t>> best() const {
-    std::optional<std::pair<std::uint32_t, std::size_t>> found;
-    bool found_full = false;
-    double best_value = 0;
-    const double sign = config_.searcher.smaller_is_better ? 1 : -1;
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
-      for (std::size_t k = 0; k < trials_[i].validations.size(); ++k) {
-        const Validation& v = trials_[i].validations[k];
-        if (std::isnan(v.metric)) continue;
-        const bool full = v.length >= config_.searcher.max_length.units;
-        if (found && found_full && !full) continue;
-        if (!found || (full && !found_full) || sign * v.metric < sign * best_value) {
-          found = std::make_pair(i, k);
-          found_full = full;
-          best_value = v.metric;
-        }
-      }
-    }
-    return found;
-  }
-
-  nlohmann::json experiment_json(const char* state) const {
-    nlohmann::json trials = nlohmann::json::array();
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
-      nlohmann::json t = trial_to_json(trials_[i]);
-      t["trial"] = i + 1;
-      t["outcome"] = outcome(trials_[i]);
-      t["directory"] = trial_directory(i).string();
-      t.erase("target");
-      t.erase("close_requested");
-      t.erase("created");
-      trials.push_back(std::move(t));
-    }
-    nlohmann::json j{{"state", state},
-                     {"metric", config_.searcher.metric},
-                     {"smaller_is_better", config_.searcher.smaller_is_better},
-                     {"seed", settings_.seed},
-                     {"progress", searcher_.progress()},
-                     {"runner", {{"validations_handled", decisions_},
-                                 {"mean_decision_ms", decisions_ > 0 ? 1000 * decision_seconds_ / static_cast<double>(decisions_) : 0.0}}},
-                     {"trials", std::move(trials)}};
-    if (const auto b = best()) {
-      const RunnerTrial& t = trials_[b->first];
-      const Validation& v = t.validations[b->second];
-      j["best"] = {{"trial", b->first + 1}, {"request_id", t.id.to_string()}, {"hparams", t.hparams},
-                   {"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics},
-                   {"checkpoint", t.checkpoint ? nlohmann::json(t.checkpoint->path) : nlohmann::json(nullptr)}};
-    }
-    return j;
-  }
-
   void write_state() {
     nlohmann::json trials = nlohmann::json::array();
-    for (const RunnerTrial& t : trials_) trials.push_back(trial_to_json(t));
+    for (const TrialRecord& t : trials_) trials.push_back(to_json(t));
     const nlohmann::json snapshot{
-        {"format_version", kFormatVersion}, {"seq", seq_}, {"searcher", searcher_.snapshot()},
+        {"format_version", kFormatVersion}, {"seq", searcher_.seq()}, {"searcher", searcher_.snapshot()},
         {"trials", std::move(trials)},
         {"shutdown", shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
                                 : nlohmann::json(nullptr)}};
     write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
-    snapshot_seq_ = seq_;
+    searcher_.snapshot_taken();
     const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
-                        : interrupted_ && running_ == 0 ? "paused" : "running";
-    write_file_atomically(directory_ / "experiment.json", experiment_json(state).dump(2) + '\n');
-  }
-
-  struct Counts {
-    std::uint64_t running = 0, waiting = 0, paused = 0, completed = 0, stopped = 0, errored = 0, invalid = 0;
-  };
-  Counts counts() const {
-    Counts c;
-    for (const RunnerTrial& t : trials_) {
-      const std::string o = outcome(t);
-      if (o == "running") ++c.running;
-      else if (o == "waiting") ++c.waiting;
-      else if (o == "paused") ++c.paused;
-      else if (o == "completed") ++c.completed;
-      else if (o == "stopped") ++c.stopped;
-      else if (o == "errored") ++c.errored;
-      else ++c.invalid;
-    }
-    return c;
-  }
-
-  void status() {
-    if (!options_.terminal) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (status_drawn_ && now - last_status_ < std::chrono::milliseconds(500)) return;
-    last_status_ = now;
-    const Counts c = counts();
-    std::ostringstream line;
-    line << "running " << c.running << ", waiting " << c.waiting << ", paused " << c.paused
-         << ", completed " << c.completed << ", stopped " << c.stopped << ", errored " << c.errored
-         << "; progress " << static_cast<int>(searcher_.progress() * 100) << "%";
-    if (const auto b = best()) {
-      line << "; best " << json_line(metric_to_json(trials_[b->first].validations[b->second].metric))
-           << " (trial " << b->first + 1 << ")";
-    }
-    err_ << "\r\033[K" << line.str() << std::flush;
-    status_drawn_ = true;
-  }
-
-  RunEnd finish() {
-    const Counts c = counts();
-    if (interrupted_ && !shut_down_) {
-      out_ << "paused: " << trials_.size() << " trials so far (" << c.completed << " completed, "
-           << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
-           << directory_.string() << "\ncontinue with: searcher-run resume " << directory_.string() << '\n';
-      return RunEnd::kInterrupted;
-    }
-    out_ << "search " << (shutdown_.failure ? "failed" : "completed") << ": " << trials_.size()
-         << " trials (" << c.completed << " completed, " << c.stopped << " stopped early, "
-         << c.errored << " errored, " << c.invalid << " with invalid hyperparameters)\n";
-    if (const auto b = best()) {
-      const RunnerTrial& t = trials_[b->first];
-      const Validation& v = t.validations[b->second];
-      out_ << "best trial " << b->first + 1 << " (" << t.id.to_string() << "): "
-           << config_.searcher.metric << ' ' << json_line(metric_to_json(v.metric)) << " at length "
-           << v.length << "\n  hyperparameters " << json_line(t.hparams) << "\n  checkpoint "
-           << (t.checkpoint ? t.checkpoint->path : std::string("(none)")) << '\n';
-    }
-    out_ << "details: " << (directory_ / "experiment.json").string() << '\n';
-    return shutdown_.failure ? RunEnd::kFailed : RunEnd::kCompleted;
+                        : interrupted_ && supervisor_.running() == 0 ? "paused" : "running";
+    nlohmann::json experiment = report_.experiment_json(state, trials_, searcher_.progress(), decisions_);
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) experiment["trials"][i]["metrics"] = metrics_.summary(i);
+    experiment["checkpoint_storage"] = storage_.string();
+    if (!plots_.is_null()) experiment["plots"] = plots_;
+    write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
   }
 
   fs::path directory_;
+  ExperimentLock lock_;
   ExperimentConfig config_;
   RunSettings settings_;
   const RunnerOptions& options_;
   Launcher& launcher_;
-  std::ostream& out_;
-  std::ostream& err_;
-  Searcher searcher_;
-  std::ofstream log_;
-  std::optional<Journal> journal_;
+  JournaledSearcher searcher_;
+  fs::path storage_;  // checkpoint storage: one directory per storage id
+  TrialMetrics metrics_;
+  TrialChannel channel_;
+  Supervisor supervisor_;
+  Report report_;
   std::string command_;
 
-  // A deque: trials are only appended, and references to them stay valid while feeding the
+  // Deques: trials are only appended, and references to them stay valid while feeding the
   // searcher creates more (a vector would move them).
-  std::deque<RunnerTrial> trials_;
+  std::deque<TrialRecord> trials_;
+  std::deque<LaunchState> launches_;
   RequestIdIndex index_;
-  std::deque<std::uint32_t> waiting_;
   std::deque<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> live_;  // trials with a process
-  std::uint64_t running_ = 0;
-  std::uint64_t seq_ = 0;
-  std::uint64_t snapshot_seq_ = 0;
   bool started_ = false;
   bool replaying_ = false;
   bool shut_down_ = false;
   Shutdown shutdown_;
   int interrupted_ = 0;
-  bool status_drawn_ = false;
-  std::chrono::steady_clock::time_point last_status_{};
-  double decision_seconds_ = 0;
-  std::uint64_t decisions_ = 0;
+  DecisionStats decisions_;
+  SavePolicy save_policy_;
+  nlohmann::json plots_;  // the SVG files drawn when the run ended
+  std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
 };
 
 }  // namespace
@@ -900,11 +847,11 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
   }
   fs::create_directories(directory, error);
   if (error) throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
-  RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context)};
+  RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context), random_token()};
   fs::copy_file(config_path, directory / "config.yaml");
   write_file_atomically(directory / "run.json",
                         nlohmann::json{{"seed", settings.seed}, {"context", settings.context.string()},
-                                       {"config", fs::absolute(config_path).string()}}
+                                       {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
                                 .dump(2) + '\n');
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
   experiment.begin();
@@ -918,9 +865,14 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
   if (!run_file) {
     throw RunnerSetupError("'" + directory.string() + "' is not an experiment directory (no run.json)");
   }
-  const nlohmann::json run = nlohmann::json::parse(run_file);
+  nlohmann::json run = nlohmann::json::parse(run_file);
   ExperimentConfig config = load_config(directory / "config.yaml");
-  RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>()};
+  if (!run.contains("key")) {  // an experiment from before keys: give it one now
+    run["key"] = random_token();
+    write_file_atomically(run_path, run.dump(2) + '\n');
+  }
+  RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
+                       run.at("key").get<std::string>()};
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
   experiment.recover();
   return experiment.run();

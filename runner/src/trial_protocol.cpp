@@ -20,14 +20,25 @@ void expect_fields(const nlohmann::json& j, const std::string& type, const std::
   }
 }
 
-std::uint64_t length_field(const nlohmann::json& j, const std::string& type) {
-  if (!j.contains("length")) throw TrialProtocolError(type + ": missing field 'length'");
-  const nlohmann::json& v = j.at("length");
+std::uint64_t length_field(const nlohmann::json& j, const std::string& type, const std::string& name = "length") {
+  if (!j.contains(name)) throw TrialProtocolError(type + ": missing field '" + name + "'");
+  const nlohmann::json& v = j.at(name);
   if (!v.is_number_unsigned()) {
-    throw TrialProtocolError(type + ": 'length' must be an integer >= 0, got " + v.dump());
+    throw TrialProtocolError(type + ": '" + name + "' must be an integer >= 0, got " + v.dump());
   }
   return v.get<std::uint64_t>();
 }
+
+std::string string_field(const nlohmann::json& j, const std::string& type, const std::string& name) {
+  if (!j.contains(name) || !j.at(name).is_string()) {
+    throw TrialProtocolError(type + ": '" + name + "' must be a string");
+  }
+  return j.at(name).get<std::string>();
+}
+
+constexpr const char* kTypes =
+    "progress, validation, checkpoint, invalid_hp, metrics, status, early_exit, request, "
+    "preemption_acknowledged, checkpoint_deleted";
 
 }  // namespace
 
@@ -52,17 +63,23 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
   }
   if (!j.is_object()) throw TrialProtocolError("not a JSON object");
   if (!j.contains("type") || !j.at("type").is_string()) {
-    throw TrialProtocolError(
-        "missing field 'type' (one of progress, validation, checkpoint, invalid_hp)");
+    throw TrialProtocolError("missing field 'type' (one of " + std::string(kTypes) + ")");
   }
   const std::string type = j.at("type").get<std::string>();
   if (type == "progress") {
-    expect_fields(j, type, {"units"});
-    if (!j.contains("units") || !j.at("units").is_number() || j.at("units").get<double>() < 0 ||
-        !std::isfinite(j.at("units").get<double>())) {
-      throw TrialProtocolError("progress: 'units' must be a number >= 0");
+    expect_fields(j, type, {"units", "fraction"});
+    if (j.contains("fraction") && !j.contains("units")) {
+      const nlohmann::json& f = j.at("fraction");
+      if (!f.is_number() || !(f.get<double>() >= 0 && f.get<double>() <= 1)) {
+        throw TrialProtocolError("progress: 'fraction' must be a number between 0 and 1, got " + f.dump());
+      }
+      return ProgressReport{std::nullopt, f.get<double>()};
     }
-    return ProgressReport{j.at("units").get<double>()};
+    if (!j.contains("units") || !j.at("units").is_number() || j.at("units").get<double>() < 0 ||
+        !std::isfinite(j.at("units").get<double>()) || j.contains("fraction")) {
+      throw TrialProtocolError("progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
+    }
+    return ProgressReport{j.at("units").get<double>(), std::nullopt};
   }
   if (type == "validation") {
     expect_fields(j, type, {"length", "metrics"});
@@ -83,12 +100,29 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     report.metric = *value;
     return report;
   }
+  if (type == "checkpoint" && j.contains("storage_id")) {
+    expect_fields(j, type, {"storage_id", "steps_completed", "metadata"});
+    const nlohmann::json& id = j.at("storage_id");
+    if (!id.is_string() || id.get<std::string>().empty() ||
+        id.get<std::string>().find_first_of("/\\") != std::string::npos || id.get<std::string>().starts_with(".")) {
+      throw TrialProtocolError("checkpoint: 'storage_id' must be a plain name (a UUID), got " + id.dump());
+    }
+    CheckpointReport report;
+    report.storage_id = id.get<std::string>();
+    if (j.contains("steps_completed") && !j.at("steps_completed").is_null()) report.length = length_field(j, type, "steps_completed");
+    report.metadata = j.value("metadata", nlohmann::json::object());
+    if (!report.metadata.is_object()) throw TrialProtocolError("checkpoint: 'metadata' must be an object");
+    return report;
+  }
   if (type == "checkpoint") {
     expect_fields(j, type, {"path", "length"});
     if (!j.contains("path") || !j.at("path").is_string() || j.at("path").get<std::string>().empty()) {
       throw TrialProtocolError("checkpoint: 'path' must be a non-empty string");
     }
-    return CheckpointReport{j.at("path").get<std::string>(), length_field(j, type)};
+    CheckpointReport report;
+    report.path = j.at("path").get<std::string>();
+    report.length = length_field(j, type);
+    return report;
   }
   if (type == "invalid_hp") {
     expect_fields(j, type, {"reason"});
@@ -99,8 +133,43 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     }
     return InvalidHpReport{reason};
   }
-  throw TrialProtocolError("unknown type '" + type +
-                           "' (types: progress, validation, checkpoint, invalid_hp)");
+  if (type == "metrics") {
+    expect_fields(j, type, {"group", "steps_completed", "metrics"});
+    MetricsReport report{string_field(j, type, "group"), length_field(j, type, "steps_completed"), j.value("metrics", nlohmann::json())};
+    if (report.group.empty() || report.group.find('.') != std::string::npos) {
+      throw TrialProtocolError("metrics: 'group' must be a non-empty name without '.', got \"" + report.group + "\"");
+    }
+    if (!report.metrics.is_object()) throw TrialProtocolError("metrics: 'metrics' must be an object");
+    return report;
+  }
+  if (type == "status") {
+    expect_fields(j, type, {"text"});
+    return StatusReport{string_field(j, type, "text")};
+  }
+  if (type == "early_exit") {
+    expect_fields(j, type, {"reason"});
+    const std::string reason = string_field(j, type, "reason");
+    if (reason == "invalid_hp") return EarlyExitReport{ExitedReason::kInvalidHp};
+    if (reason == "user_requested_stop") return EarlyExitReport{ExitedReason::kUserRequestedStop};
+    throw TrialProtocolError("early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got \"" + reason + "\"");
+  }
+  if (type == "request") {
+    expect_fields(j, type, {"id", "what"});
+    RequestReport report{length_field(j, type, "id"), string_field(j, type, "what")};
+    if (report.what != "best_validation") {
+      throw TrialProtocolError("request: unknown request '" + report.what + "' (requests: best_validation)");
+    }
+    return report;
+  }
+  if (type == "preemption_acknowledged") {
+    expect_fields(j, type, {});
+    return AcknowledgementReport{};
+  }
+  if (type == "checkpoint_deleted") {
+    expect_fields(j, type, {"storage_id"});
+    return CheckpointDeletedReport{string_field(j, type, "storage_id")};
+  }
+  throw TrialProtocolError("unknown type '" + type + "' (types: " + std::string(kTypes) + ")");
 }
 
 }  // namespace hpsearch

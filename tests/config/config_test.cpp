@@ -80,6 +80,7 @@ TEST_CASE("config: adaptive_asha and async_halving defaults and the v0.38 length
   max_time: 937
 )");
   CHECK(adaptive.searcher.max_length == Length{937, "batches"});
+  CHECK(adaptive.searcher.time_metric == "batches");  // the metrics drive this search (runner)
   CHECK(std::get<AdaptiveAshaConfig>(adaptive.searcher.method) ==
         AdaptiveAshaConfig{.max_length = 937, .max_trials = 16});
   const ExperimentConfig asha = parse(R"(searcher:
@@ -95,6 +96,21 @@ TEST_CASE("config: adaptive_asha and async_halving defaults and the v0.38 length
   CHECK(std::get<AshaConfig>(asha.searcher.method) ==
         AshaConfig{.max_length = 12, .max_trials = 12, .num_rungs = 3, .divisor = 3,
                    .max_concurrent_trials = 16, .stop_once = true, .smaller_is_better = false});
+  CHECK(asha.searcher.time_metric.empty());  // max_length: operations drive it
+}
+
+TEST_CASE("config: the whole config is kept as JSON for the runner and the trials") {
+  const ExperimentConfig c = parse(R"(searcher: {name: single, metric: loss, max_length: 3}
+resources:
+  slots_per_trial: 2
+checkpoint_storage: {save_trial_best: 0}
+)");
+  CHECK(c.document == nlohmann::json{{"searcher", {{"name", "single"}, {"metric", "loss"}, {"max_length", 3}}},
+                                     {"resources", {{"slots_per_trial", 2}}},
+                                     {"checkpoint_storage", {{"save_trial_best", 0}}}});
+  // YAML's infinities have no JSON form: the document is left out, the config still parses.
+  const ExperimentConfig inf = parse("searcher: {name: single, metric: loss, max_length: 3}\ndata: {x: .inf}\n");
+  CHECK(inf.document.is_null());
 }
 
 TEST_CASE("config: missing required fields name the field and say what it is") {

@@ -29,6 +29,20 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
   const TrialReport nan = parse_trial_report(R"({"type":"validation","length":1,"metrics":{"loss":"NaN"}})", "loss");
   CHECK(std::isnan(std::get<ValidationReport>(nan).metric));
   CHECK(std::get<ProgressReport>(parse_trial_report(R"({"type":"progress","units":3})", "loss")).units == 3);
+  CHECK(std::get<ProgressReport>(parse_trial_report(R"({"type":"progress","fraction":0.5})", "loss")).fraction == 0.5);
+  const TrialReport m = parse_trial_report(
+      R"({"type":"metrics","group":"validation","steps_completed":20,"metrics":{"x":[1,2]}})", "loss");
+  CHECK(std::get<MetricsReport>(m).group == "validation");
+  CHECK(std::get<MetricsReport>(m).steps_completed == 20);
+  CHECK(std::get<MetricsReport>(m).metrics["x"] == nlohmann::json::array({1, 2}));
+  const TrialReport c = parse_trial_report(
+      R"({"type":"checkpoint","storage_id":"8f2e","steps_completed":20,"metadata":{"steps_completed":20}})", "loss");
+  CHECK(std::get<CheckpointReport>(c).storage_id == "8f2e");
+  CHECK(std::get<CheckpointReport>(c).length == 20);
+  CHECK(std::get<EarlyExitReport>(parse_trial_report(R"({"type":"early_exit","reason":"invalid_hp"})", "loss")).reason ==
+        ExitedReason::kInvalidHp);
+  CHECK(std::get<RequestReport>(parse_trial_report(R"({"type":"request","id":7,"what":"best_validation"})", "loss")).id == 7);
+  CHECK(std::get<StatusReport>(parse_trial_report(R"({"type":"status","text":"warming up"})", "loss")).text == "warming up");
   CHECK(std::get<CheckpointReport>(parse_trial_report(R"({"type":"checkpoint","path":"/c","length":3})", "loss")).path == "/c");
   CHECK(std::get<InvalidHpReport>(parse_trial_report(R"({"type":"invalid_hp","reason":"lr"})", "loss")).reason == "lr");
 
@@ -42,9 +56,22 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
   };
   CHECK(error("nonsense") == "not a JSON object");
   CHECK(error("[1]") == "not a JSON object");
-  CHECK(error(R"({"units":1})") == "missing field 'type' (one of progress, validation, checkpoint, invalid_hp)");
-  CHECK(error(R"({"type":"done"})") == "unknown type 'done' (types: progress, validation, checkpoint, invalid_hp)");
-  CHECK(error(R"({"type":"progress","units":-1})") == "progress: 'units' must be a number >= 0");
+  const std::string types =
+      "progress, validation, checkpoint, invalid_hp, metrics, status, early_exit, request, "
+      "preemption_acknowledged, checkpoint_deleted";
+  CHECK(error(R"({"units":1})") == "missing field 'type' (one of " + types + ")");
+  CHECK(error(R"({"type":"done"})") == "unknown type 'done' (types: " + types + ")");
+  CHECK(error(R"({"type":"progress","units":-1})") == "progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
+  CHECK(error(R"({"type":"progress","fraction":1.5})") == "progress: 'fraction' must be a number between 0 and 1, got 1.5");
+  CHECK(error(R"({"type":"metrics","group":"a.b","steps_completed":1,"metrics":{}})") ==
+        "metrics: 'group' must be a non-empty name without '.', got \"a.b\"");
+  CHECK(error(R"({"type":"metrics","group":"training","steps_completed":-1,"metrics":{}})") ==
+        "metrics: 'steps_completed' must be an integer >= 0, got -1");
+  CHECK(error(R"({"type":"checkpoint","storage_id":"../x","steps_completed":1})") ==
+        "checkpoint: 'storage_id' must be a plain name (a UUID), got \"../x\"");
+  CHECK(error(R"({"type":"early_exit","reason":"bored"})") ==
+        "early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got \"bored\"");
+  CHECK(error(R"({"type":"request","id":1,"what":"weather"})") == "request: unknown request 'weather' (requests: best_validation)");
   CHECK(error(R"({"type":"validation","length":-3,"metrics":{"loss":1}})") ==
         "validation: 'length' must be an integer >= 0, got -3");
   CHECK(error(R"({"type":"validation","length":3,"metrics":{"acc":1}})") ==
@@ -52,7 +79,7 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
   CHECK(error(R"({"type":"validation","length":3,"metrics":{"loss":"low"}})") ==
         "validation: metric 'loss' must be a number, got \"low\"");
   CHECK(error(R"({"type":"checkpoint","length":3})") == "checkpoint: 'path' must be a non-empty string");
-  CHECK(error(R"({"type":"progress","units":1,"extra":2})") == "progress: unknown field 'extra' (fields: units)");
+  CHECK(error(R"({"type":"progress","units":1,"extra":2})") == "progress: unknown field 'extra' (fields: fraction, units)");
 }
 
 TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {

@@ -368,6 +368,12 @@ TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   const Run missing = runner("run --config '" + no_entry.string() + "' --dir '" + (dir / "e").string() + "'", dir);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("the config has no entrypoint") != std::string::npos);
+  const fs::path no_slots = dir / "no-slots.yaml";
+  std::ofstream(no_slots) << "searcher: {name: single, metric: loss, max_length: 2}\nentrypoint: python3 t.py\n"
+                             "resources: {slots_per_trial: 0}\n";
+  const Run slots = runner("run --config '" + no_slots.string() + "' --dir '" + (dir / "s").string() + "'", dir);
+  CHECK(slots.code == 2);
+  CHECK(slots.err.find("resources.slots_per_trial: must be an integer >= 1, got 0") != std::string::npos);
   const Run not_dir = runner("resume '" + dir.string() + "'", dir);
   CHECK(not_dir.code == 2);
   CHECK(not_dir.err.find("is not an experiment directory (no run.json)") != std::string::npos);
@@ -421,4 +427,121 @@ TEST_CASE("searcher-run: a crash between a create and its trial_created is recov
     CHECK(exp["trials"][i]["request_id"] == reference["trials"][i]["request_id"]);
     CHECK(exp["trials"][i]["validations"] == reference["trials"][i]["validations"]);
   }
+}
+
+namespace {
+
+// The key run.json gives this experiment's trial processes (HPSEARCH_EXPERIMENT_KEY).
+std::string experiment_key(const fs::path& dir) {
+  return nlohmann::json::parse(read_file(dir / "run.json"))["key"].get<std::string>();
+}
+
+// Processes whose environment holds the experiment's key (zombies have none).
+std::vector<pid_t> scan_for_key(const std::string& key) {
+  const std::string marker = "HPSEARCH_EXPERIMENT_KEY=" + key;
+  std::vector<pid_t> found;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream environ_file(entry.path() / "environ", std::ios::binary);
+    for (std::string variable; std::getline(environ_file, variable, '\0');) {
+      if (variable == marker) found.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  return found;
+}
+
+// The same, after waiting up to 5 s for them to go (a killed process takes a moment).
+std::vector<pid_t> processes_with_key(const std::string& key) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::vector<pid_t> found = scan_for_key(key);
+  while (!found.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    found = scan_for_key(key);
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("searcher-run: kill -9 of the runner leaves no process of any trial, grandchildren included") {
+  // Each trial leaves a `sleep 300` in a session of its own, and runs under `sh -c`.
+  const fs::path dir = scratch("orphans");
+  const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.02\n"
+                                                   "  mode: background_child\n");
+  CHECK(run_and_kill(config.string(), dir, "2", 12, SIGKILL) == 128 + SIGKILL);
+  const std::string key = experiment_key(dir / "exp");
+  CHECK(processes_with_key(key).empty());
+  // And a trial whose main process ended took its leftovers with it: after a whole run,
+  // nothing carries the key.
+  const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 2", dir);
+  CHECK(resumed.code == 0);
+  CHECK(processes_with_key(key).empty());
+}
+
+TEST_CASE("searcher-run: resume kills what an earlier run left behind") {
+  const fs::path dir = scratch("leftovers");
+  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.25\n");
+  REQUIRE(runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir).code == 0);
+  // A process that survived somehow (its shepherd was killed too), in a session of its own.
+  const std::string key = experiment_key(dir / "exp");
+  const std::string command = "HPSEARCH_EXPERIMENT_KEY=" + key + " setsid sleep 300 > /dev/null 2>&1 &";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  REQUIRE(scan_for_key(key).size() == 1);
+  const Run resumed = runner("resume '" + (dir / "exp").string() + "'", dir);
+  CHECK(resumed.code == 0);
+  CHECK(resumed.err.find("killed 1 trial processes left over from the previous run") != std::string::npos);
+  CHECK(processes_with_key(key).empty());
+}
+
+TEST_CASE("searcher-run: two runners cannot share an experiment") {
+  const fs::path dir = scratch("lock");
+  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 40\n",
+                                       "  x: 0.25\n  sleep: 0.05\n");
+  fs::create_directories(dir / "first");
+  fs::create_directories(dir / "second");
+  std::thread first([&] { (void)runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir / "first"); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(dir / "exp" / "journal.jsonl") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const Run second = runner("resume '" + (dir / "exp").string() + "'", dir / "second");
+  CHECK(second.code == 2);
+  CHECK(second.err.find("another searcher-run is running the experiment") != std::string::npos);
+  first.join();
+  CHECK(experiment(dir / "exp")["state"] == "completed");
+}
+
+TEST_CASE("searcher-run: exit 0 before the operation is done is a user-requested stop") {
+  const fs::path dir = scratch("quit-early");
+  const fs::path config = write_config(
+      dir, "  name: random\n  metric: loss\n  max_trials: 3\n  max_length: 4\n  max_concurrent_trials: 1\n",
+      "  x: {type: double, minval: 0, maxval: 1}\n  mode: quit_early\n", "max_restarts: 0\n");
+  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
+  CHECK(run.code == 0);  // not a crash: no restart, no failure
+  const nlohmann::json exp = experiment(dir / "exp");
+  REQUIRE(exp["trials"].size() == 3);
+  for (const nlohmann::json& t : exp["trials"]) {
+    CHECK(t["outcome"] == "user_requested_stop");
+    CHECK(t["restarts"] == 0);
+  }
+  CHECK(read_file(dir / "exp" / "runner.log").find("exited (exit code 0) before reporting its validation at 4: a user-requested stop") !=
+        std::string::npos);
+}
+
+TEST_CASE("searcher-run: a failed trial's last lines of output are in runner.log and experiment.json") {
+  const fs::path dir = scratch("last-lines");
+  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n",
+                                       "  x: 0.75\n  mode: always_crash\n", "max_restarts: 0\n");
+  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
+  CHECK(run.code == 1);
+  CHECK(run.err.find("ended with exit code 1; its last lines of output:") != std::string::npos);
+  CHECK(run.err.find("  | RuntimeError: always_crash at x = 0.75") != std::string::npos);
+  const nlohmann::json failure = experiment(dir / "exp")["trials"][0]["last_failure"];
+  CHECK(failure["status"] == "exit code 1");
+  REQUIRE(!failure["output_tail"].empty());
+  CHECK(failure["output_tail"].back() == "RuntimeError: always_crash at x = 0.75");
+  CHECK(failure["output_tail"].dump().find("about to fail") != std::string::npos);
 }

@@ -1,48 +1,64 @@
-"""A small trial for the runner's end-to-end tests. Its metric is a function of x and the
-length alone, (x - 0.3)^2 + 1/length, so reruns and resumes report the very same values.
+"""A small Core API trial for the runner's end-to-end tests. Its metric is a function of x and
+the length alone, (x - 0.3)^2 + 1/length, so reruns and resumes report the very same values.
 The `mode` hyperparameter picks a misbehaviour:
-  ok              behave
-  crash_once      die (exit 3) at length 2 on the first launch, then behave
-  always_crash    die (exit 1) on every launch
-  invalid_if_big  raise InvalidHP when x > 0.5
-  malformed_once  send a line that is not JSON on the first launch, then behave
-  wrong_length    report a validation at a length it was not asked for
+  ok                behave
+  crash_once        die (exit 3) at length 2 on the first launch, then behave
+  always_crash      print a few lines and raise (exit 1) on every launch
+  invalid_if_big    raise det.InvalidHP when x > 0.5
+  malformed_once    send a line that is not JSON on the first launch, then behave
+  wrong_length      report a validation at a length it was not asked for
+  quit_early        end (exit 0) without completing its first operation
+  background_child  leave a process behind in a session of its own (it must not outlive the trial)
 `sleep` (seconds per unit, default 0) slows it down for the kill tests."""
 import json
-import os
-import pathlib
+import subprocess
 import sys
 import time
 
-import hpsearch
+import determined as det
 
-with hpsearch.init() as ctx:
-    x = float(ctx.hparams["x"])
-    mode = ctx.hparams.get("mode", "ok")
-    delay = float(ctx.hparams.get("sleep", 0))
-    first_launch = not (ctx.trial_dir / "launched").exists()
-    (ctx.trial_dir / "launched").write_text("yes")
+info = det.get_cluster_info()
+hparams = info.trial.hparams
+x = float(hparams["x"])
+mode = hparams.get("mode", "ok")
+delay = float(hparams.get("sleep", 0))
+first_launch = info.trial.trial_run_id == 1
+
+with det.core.init() as ctx:
     if mode == "invalid_if_big" and x > 0.5:
-        raise hpsearch.InvalidHP(f"x = {x} is too big")
+        raise det.InvalidHP(f"x = {x} is too big")
+    if mode == "background_child":
+        subprocess.Popen(["sleep", "300"], start_new_session=True)
     trained = 0
-    restore = ctx.checkpoint.restore_path()
-    if restore is not None:
-        trained = json.loads((restore / "state.json").read_text())["trained"]
-        assert trained == ctx.checkpoint.restore_length()
+    try:
+        with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:
+            trained = json.loads((path / "state.json").read_text())["trained"]
+        assert trained == ctx.checkpoint.get_metadata(info.latest_checkpoint)["steps_completed"]
+    except (TypeError, FileNotFoundError):
+        # No checkpoint yet; or a test resumes a copy of a finished experiment whose older
+        # checkpoints the save policy deleted: the metric depends on x and length alone, so
+        # training again from scratch reports the same values.
+        pass
     for op in ctx.searcher.operations():
         if mode == "always_crash":
-            sys.exit(1)
+            print("about to fail")
+            raise RuntimeError(f"always_crash at x = {x}")
+        if mode == "quit_early":
+            sys.exit(0)
         if mode == "malformed_once" and first_launch:
-            ctx._channel._reports.write("this is not json\n")
-            ctx._channel._reports.flush()
+            ctx._channel._sock.sendall(b"this is not json\n")
         while trained < op.length:
             trained += 1
             time.sleep(delay)
             if mode == "crash_once" and first_launch and trained == 2:
+                sys.stdout.flush()
+                import os
                 os._exit(3)
-            ctx.train.report_progress(trained)
-        with ctx.checkpoint.store_path(trained) as path:
+            op.report_progress(trained)
+        with ctx.checkpoint.store_path({"steps_completed": trained}) as (path, storage_id):
             (path / "state.json").write_text(json.dumps({"trained": trained}))
-        length = op.length + 1 if mode == "wrong_length" else op.length
-        op.length = length
-        op.report_completed((x - 0.3) ** 2 + 1.0 / trained, accuracy=1 - x)
+        loss = (x - 0.3) ** 2 + 1.0 / trained
+        ctx.train.report_validation_metrics(trained, {"loss": loss, "accuracy": 1 - x})
+        if mode == "wrong_length":
+            op._length = op.length + 1
+        op.report_completed(loss)

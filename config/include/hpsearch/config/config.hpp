@@ -43,6 +43,10 @@ struct SearcherSettings {
   std::string metric;
   bool smaller_is_better = true;
   Length max_length;
+  /// Determined 0.38's `time_metric` when the length was given as time_metric + max_time: the
+  /// validation metrics reported at that metric's values then drive the search. Empty with
+  /// max_length.
+  std::string time_metric;
   MethodConfig method;
 };
 
@@ -57,6 +61,10 @@ struct ExperimentConfig {
   std::optional<nlohmann::json> entrypoint;
   /// `max_restarts` (default 5, as in Determined).
   std::uint64_t max_restarts = 5;
+  /// The whole config as JSON, for what only the runner reads (resources, checkpoint_storage)
+  /// and what trials are shown (`det.get_cluster_info().trial._config`); null if it holds a
+  /// value JSON cannot (an infinity).
+  nlohmann::json document;
 };
 
 /// Parses a config from text; `source` names it in error messages (a file name).

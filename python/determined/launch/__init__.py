@@ -1,0 +1,1 @@
+"""Launchers for trials with several processes (``resources.slots_per_trial``)."""

@@ -1,0 +1,118 @@
+#pragma once
+/// \file
+/// The process supervisor. It knows nothing of the search: it runs trials through a Launcher,
+/// at most `slots` at once with the rest waiting in FIFO order, accepts the trials'
+/// connections on a TrialChannel, passes each complete report line (from descriptor 4 or from
+/// any connection of the trial) to its listener, sends commands to all of them, and tells the
+/// listener when a trial has ended (after everything it wrote has been read).
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hpsearch/runner/launcher.hpp"
+#include "hpsearch/runner/trial_channel.hpp"
+
+namespace hpsearch {
+
+/// What the supervisor reports back. Trials are named by the caller's dense index.
+class SupervisorListener {
+ public:
+  virtual ~SupervisorListener() = default;
+  /// One report line (without its newline).
+  virtual void on_report(std::uint32_t trial, const std::string& line) = 0;
+  /// The trial wrote a line longer than the limit without a newline; `head` is its start.
+  virtual void on_oversized_report(std::uint32_t trial, const std::string& head) = 0;
+  /// The trial has ended and all its reports were delivered; it no longer runs.
+  virtual void on_exited(std::uint32_t trial, const ExitStatus& status) = 0;
+};
+
+/// Not thread-safe; one per experiment.
+class Supervisor {
+ public:
+  static constexpr std::size_t kMaxReportLine = 1 << 20;
+
+  /// `channel` (may be null) is where trials connect; each launch then gets its address and a
+  /// token of its own in HPSEARCH_CHANNEL and HPSEARCH_TRIAL_TOKEN.
+  Supervisor(Launcher& launcher, std::uint64_t slots, SupervisorListener& listener,
+             const TrialChannel* channel = nullptr)
+      : launcher_(launcher), slots_(slots), listener_(listener), channel_(channel) {}
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  /// Puts a trial at the back of the queue (no-op if it is queued or running).
+  void enqueue(std::uint32_t trial);
+  [[nodiscard]] bool waiting() const { return !waiting_.empty(); }
+  [[nodiscard]] std::size_t running() const { return live_order_.size(); }
+  [[nodiscard]] bool is_running(std::uint32_t trial) const { return live_.contains(trial); }
+  [[nodiscard]] const std::vector<std::uint32_t>& running_trials() const { return live_order_; }
+
+  /// While slots are free, takes waiting trials in order and asks `prepare` for their launch;
+  /// nullopt skips a trial that no longer needs to run. `started` is told the pid of each
+  /// launch, `failed` the reason a launch could not start.
+  void launch_waiting(const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,
+                      const std::function<void(std::uint32_t, long)>& started,
+                      const std::function<void(std::uint32_t, const std::string&)>& failed);
+
+  /// Writes a command line to a running trial: on its descriptor 3 and on each of its
+  /// connections; a connection made later gets every command of the launch first, so no
+  /// process misses one that was sent before it connected. False if nothing of it reads.
+  bool send(std::uint32_t trial, const std::string& line);
+  /// Writes a line to the trial's connections only, and only to those it has now (an answer
+  /// to a request).
+  void reply(std::uint32_t trial, const std::string& line);
+  /// Asks a running trial to stop (SIGTERM), or kills it (SIGKILL).
+  void terminate(std::uint32_t trial, bool force);
+
+  /// Waits up to `timeout_ms` for reports or connections, or for `wake_fd` to be readable.
+  void wait(int timeout_ms, int wake_fd);
+  /// Accepts connections, delivers the reports that arrived, then the exits.
+  void deliver();
+
+ private:
+  struct Connection {
+    int fd = -1;
+    std::string in;
+    std::string out;  // what the peer has not taken yet
+    bool oversized = false;
+  };
+  struct Live {
+    std::unique_ptr<TrialProcess> process;
+    std::string token;
+    std::string buffer;
+    bool report_eof = false;
+    bool oversized = false;
+    std::vector<Connection> connections;
+    std::string commands;  // every command sent to this launch, for late connections
+  };
+  void read_reports(std::uint32_t trial);
+  // Reads what a connection has; false once it is closed (then the caller drops it).
+  bool read_connection(Connection& connection, const std::function<void(const std::string&)>& line,
+                       const std::function<void(const std::string&)>& oversized);
+  // Appends what has arrived to `in`; false once the peer has closed.
+  bool receive(Connection& connection);
+  void flush(Connection& connection);
+  void accept_connections();
+  void read_pending();
+  void reap();
+
+  Launcher& launcher_;
+  std::uint64_t slots_;
+  SupervisorListener& listener_;
+  const TrialChannel* channel_;
+  std::deque<std::uint32_t> waiting_;
+  std::unordered_map<std::uint32_t, bool> queued_;
+  std::unordered_map<std::uint32_t, Live> live_;
+  std::unordered_map<std::string, std::uint32_t> tokens_;  // of running launches
+  std::vector<std::uint32_t> live_order_;  // launch order: reports are read in a fixed order
+  std::vector<Connection> pending_;        // connected, no hello yet
+  bool readable_ = false;                  // the last wait saw something to read
+};
+
+}  // namespace hpsearch

@@ -1,0 +1,66 @@
+#pragma once
+// Private to runner/: the searcher behind a journal. Every event given to the searcher is
+// appended, with the operations it answered, to journal.jsonl and synced to disk before the
+// operations are acted on; the runner's own records (checkpoints, restarts) go in between.
+// On resume the journal is replayed and every answer checked against the recorded one.
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hpsearch/runner/journal.hpp"
+#include "hpsearch/methods/any_method.hpp"
+
+namespace hpsearch::runner_detail {
+
+/// One journal record, replayed.
+struct ReplayedRecord {
+  /// A runner record ("checkpoint", "restart", ...): its kind and body; empty for a searcher one.
+  std::string runner_kind;
+  nlohmann::json runner_body;
+  /// A searcher record: the event (none for initial_operations), the operations it answered
+  /// (identical to the recorded ones) and the metrics recorded with it.
+  std::optional<Event> event;
+  std::vector<Operation> operations;
+  nlohmann::json metrics;
+};
+
+class JournaledSearcher {
+ public:
+  explicit JournaledSearcher(Searcher searcher) : searcher_(std::move(searcher)) {}
+
+  /// Opens the journal for appending (after any replay).
+  void open(const std::filesystem::path& path) { journal_.emplace(path); }
+
+  [[nodiscard]] std::vector<Operation> initial_operations();
+  /// Hands the event to the searcher, journals it with `metrics` (if not null) and the answer.
+  [[nodiscard]] std::vector<Operation> handle(const Event& event, const nlohmann::json& metrics = {});
+  /// Journals one of the runner's own records: {"seq":N, kind: body}.
+  void append_runner_record(const char* kind, nlohmann::json body);
+
+  /// Replays one record: runner records are returned as they are, searcher records are fed to
+  /// the searcher and its answer checked. Throws RunnerError if records are missing or the
+  /// answer differs.
+  [[nodiscard]] ReplayedRecord replay(const nlohmann::json& record);
+
+  /// The snapshot's searcher part and the sequence number it was taken at.
+  [[nodiscard]] nlohmann::json snapshot() const { return searcher_.snapshot(); }
+  void restore(const nlohmann::json& snapshot, std::uint64_t seq);
+  [[nodiscard]] std::uint64_t seq() const { return seq_; }
+  [[nodiscard]] std::uint64_t snapshot_seq() const { return snapshot_seq_; }
+  void snapshot_taken() { snapshot_seq_ = seq_; }
+  [[nodiscard]] double progress() const { return searcher_.progress(); }
+
+ private:
+  void record(const nlohmann::json& in, const std::vector<Operation>& ops, const nlohmann::json& metrics);
+
+  Searcher searcher_;
+  std::optional<Journal> journal_;
+  std::uint64_t seq_ = 0;
+  std::uint64_t snapshot_seq_ = 0;
+};
+
+}  // namespace hpsearch::runner_detail

@@ -1,0 +1,293 @@
+// The process supervisor in-process, with a fake Launcher: slots and FIFO order, whole report
+// lines in order, exits delivered after the reports, launch failures and skipped launches.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+#include <filesystem>
+#include <cstring>
+
+#include "hpsearch/runner/supervisor.hpp"
+
+namespace {
+using namespace hpsearch;
+
+// A trial process the test drives by hand: its reports are written into a real pipe (so that
+// poll() sees them), its exit is set by the test.
+struct FakeState {
+  int write_fd = -1;
+  std::vector<std::string> received;  // command lines
+  std::optional<ExitStatus> exit;
+  int terminated = 0;  // 1 asked, 2 forced
+};
+
+class FakeProcess final : public TrialProcess {
+ public:
+  FakeProcess(FakeState& state, long pid) : state_(state), pid_(pid) {
+    int fds[2];
+    REQUIRE(::pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0);
+    read_fd_ = fds[0];
+    state_.write_fd = fds[1];
+  }
+  ~FakeProcess() override {
+    if (read_fd_ >= 0) ::close(read_fd_);
+  }
+  FakeProcess(const FakeProcess&) = delete;
+  FakeProcess& operator=(const FakeProcess&) = delete;
+  bool send(const std::string& line) override {
+    state_.received.push_back(line);
+    return !state_.exit.has_value();
+  }
+  int report_fd() const override { return read_fd_; }
+  bool read_reports(std::string& buffer) override {
+    char chunk[4096];
+    while (true) {
+      const ssize_t n = ::read(read_fd_, chunk, sizeof chunk);
+      if (n > 0) {
+        buffer.append(chunk, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0) return true;  // EAGAIN: nothing more for now
+      ::close(read_fd_);
+      read_fd_ = -1;
+      return false;
+    }
+  }
+  std::optional<ExitStatus> poll_exit() override { return state_.exit; }
+  void terminate(bool force) override { state_.terminated = force ? 2 : 1; }
+  long pid() const override { return pid_; }
+
+ private:
+  FakeState& state_;
+  long pid_;
+  int read_fd_ = -1;
+};
+
+class FakeLauncher final : public Launcher {
+ public:
+  std::unique_ptr<TrialProcess> launch(const LaunchSpec& spec) override {
+    if (spec.command == "fail") throw std::runtime_error("cannot start 'fail'");
+    commands.push_back(spec.command);
+    const long pid = 100 + static_cast<long>(commands.size());
+    environments[pid] = spec.environment;
+    return std::make_unique<FakeProcess>(states[pid], pid);
+  }
+  std::size_t kill_leftovers(const std::string&) override { return 0; }
+  std::map<long, std::map<std::string, std::string>> environments;
+  std::vector<std::string> commands;
+  std::map<long, FakeState> states;
+};
+
+struct Recorder final : SupervisorListener {
+  void on_report(std::uint32_t trial, const std::string& line) override {
+    events.push_back("report " + std::to_string(trial) + " " + line);
+  }
+  void on_oversized_report(std::uint32_t trial, const std::string& head) override {
+    events.push_back("oversized " + std::to_string(trial) + " " + head.substr(0, 3));
+  }
+  void on_exited(std::uint32_t trial, const ExitStatus& status) override {
+    events.push_back("exited " + std::to_string(trial) + " " + status.describe());
+  }
+  std::vector<std::string> events;
+};
+
+void write(FakeState& state, const std::string& text) {
+  REQUIRE(::write(state.write_fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+}
+
+void end(FakeState& state, int code) {
+  ::close(state.write_fd);
+  state.exit = ExitStatus{code, 0};
+}
+
+struct Fixture {
+  explicit Fixture(std::uint64_t slots, const TrialChannel* channel = nullptr)
+      : supervisor(launcher, slots, recorder, channel) {}
+  void launch() {
+    supervisor.launch_waiting(
+        [this](std::uint32_t trial) -> std::optional<LaunchSpec> {
+          if (skip.contains(trial)) return std::nullopt;
+          LaunchSpec spec;
+          spec.command = trial == failing ? "fail" : "trial " + std::to_string(trial);
+          return spec;
+        },
+        [this](std::uint32_t trial, long pid) { started[trial] = pid; },
+        [this](std::uint32_t trial, const std::string& why) { failures.push_back(std::to_string(trial) + ": " + why); });
+  }
+  void step() {
+    supervisor.wait(100, wake[0]);
+    supervisor.deliver();
+  }
+  Fixture(const Fixture&) = delete;
+  Fixture& operator=(const Fixture&) = delete;
+  ~Fixture() {
+    ::close(wake[0]);
+    ::close(wake[1]);
+  }
+  FakeLauncher launcher;
+  Recorder recorder;
+  Supervisor supervisor;
+  std::map<std::uint32_t, long> started;
+  std::vector<std::string> failures;
+  std::set<std::uint32_t> skip;
+  std::uint32_t failing = 999;
+  int wake[2] = {-1, -1};
+  bool pipe_ok = ::pipe(wake) == 0;
+};
+
+}  // namespace
+
+TEST_CASE("supervisor: at most `slots` trials run, the rest wait in FIFO order") {
+  Fixture f(2);
+  for (const std::uint32_t trial : {7U, 3U, 5U, 3U}) f.supervisor.enqueue(trial);  // 3 twice: once
+  f.launch();
+  CHECK(f.launcher.commands == std::vector<std::string>{"trial 7", "trial 3"});
+  CHECK(f.supervisor.running() == 2);
+  CHECK(f.supervisor.waiting());
+  end(f.launcher.states[f.started.at(7)], 0);
+  f.step();
+  CHECK(f.recorder.events == std::vector<std::string>{"exited 7 exit code 0"});
+  CHECK(!f.supervisor.is_running(7));
+  f.launch();
+  CHECK(f.launcher.commands == std::vector<std::string>{"trial 7", "trial 3", "trial 5"});
+  CHECK(!f.supervisor.waiting());
+  CHECK(f.supervisor.running_trials() == std::vector<std::uint32_t>{3, 5});
+}
+
+TEST_CASE("supervisor: reports arrive as whole lines, in order, before the exit") {
+  Fixture f(1);
+  f.supervisor.enqueue(0);
+  f.launch();
+  FakeState& state = f.launcher.states[f.started.at(0)];
+  write(state, "{\"a\":1}\n{\"b\"");
+  f.step();
+  CHECK(f.recorder.events == std::vector<std::string>{"report 0 {\"a\":1}"});
+  write(state, ":2}\nlast\n");
+  end(state, 3);  // exits with reports still unread: they come first
+  f.step();
+  CHECK(f.recorder.events == std::vector<std::string>{"report 0 {\"a\":1}", "report 0 {\"b\":2}",
+                                                      "report 0 last", "exited 0 exit code 3"});
+  CHECK(f.supervisor.running() == 0);
+}
+
+TEST_CASE("supervisor: commands and termination reach the right trial") {
+  Fixture f(2);
+  f.supervisor.enqueue(1);
+  f.supervisor.enqueue(2);
+  f.launch();
+  CHECK(f.supervisor.send(2, "{\"op\":\"close\"}\n"));
+  CHECK(!f.supervisor.send(9, "x\n"));  // not running
+  f.supervisor.terminate(1, true);
+  CHECK(f.launcher.states[f.started.at(2)].received == std::vector<std::string>{"{\"op\":\"close\"}\n"});
+  CHECK(f.launcher.states[f.started.at(1)].received.empty());
+  CHECK(f.launcher.states[f.started.at(1)].terminated == 2);
+  CHECK(f.launcher.states[f.started.at(2)].terminated == 0);
+}
+
+TEST_CASE("supervisor: a line longer than the limit is reported once") {
+  Fixture f(1);
+  f.supervisor.enqueue(0);
+  f.launch();
+  FakeState& state = f.launcher.states[f.started.at(0)];
+  const std::string chunk(64 * 1024, 'x');
+  for (std::size_t written = 0; written <= Supervisor::kMaxReportLine; written += chunk.size()) {
+    write(state, chunk);
+    f.step();
+  }
+  write(state, chunk);
+  f.step();
+  CHECK(f.recorder.events == std::vector<std::string>{"oversized 0 xxx"});
+}
+
+TEST_CASE("supervisor: skipped and failed launches take no slot") {
+  Fixture f(1);
+  f.skip = {0};
+  f.failing = 1;
+  for (const std::uint32_t trial : {0U, 1U, 2U}) f.supervisor.enqueue(trial);
+  f.launch();
+  CHECK(f.failures == std::vector<std::string>{"1: cannot start 'fail'"});
+  CHECK(f.launcher.commands == std::vector<std::string>{"trial 2"});
+  CHECK(f.supervisor.running_trials() == std::vector<std::uint32_t>{2});
+  CHECK(!f.supervisor.waiting());
+}
+
+namespace {
+
+// Connects to a channel address "unix:/path" and sends `text`.
+int connect_and_send(const std::string& address, const std::string& text) {
+  REQUIRE(address.rfind("unix:/", 0) == 0);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un where{};
+  where.sun_family = AF_UNIX;
+  std::strcpy(where.sun_path, address.c_str() + 5);
+  REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0);
+  REQUIRE(::send(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+  return fd;
+}
+
+std::string receive(int fd) {
+  char buffer[4096];
+  const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+}  // namespace
+
+TEST_CASE("supervisor: trials connect with their own token; others are refused") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-supervisor-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    const TrialChannel channel(dir / "channel.sock");
+    CHECK(channel.address() == "unix:" + (dir / "channel.sock").string());
+    Fixture f(2, &channel);
+    f.supervisor.enqueue(0);
+    f.supervisor.enqueue(1);
+    f.launch();
+    const auto& env0 = f.launcher.environments.at(f.started.at(0));
+    const auto& env1 = f.launcher.environments.at(f.started.at(1));
+    CHECK(env0.at("HPSEARCH_CHANNEL") == channel.address());
+    CHECK(env0.at("HPSEARCH_TRIAL_TOKEN").size() == 32);
+    CHECK(env0.at("HPSEARCH_TRIAL_TOKEN") != env1.at("HPSEARCH_TRIAL_TOKEN"));
+
+    // Two processes of trial 1 and a stranger.
+    const int a = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
+                                   env1.at("HPSEARCH_TRIAL_TOKEN") + "\",\"rank\":0}\nfirst\n");
+    const int b = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
+                                   env1.at("HPSEARCH_TRIAL_TOKEN") + "\",\"rank\":1}\n");
+    const int stranger = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"0123\"}\nsneaky\n");
+    for (int k = 0; k < 5; ++k) f.step();
+    std::string seen;
+    for (const auto& e : f.recorder.events) seen += e + "|";
+    INFO(seen);
+    CHECK(f.recorder.events == std::vector<std::string>{"report 1 first"});
+    CHECK(receive(stranger).find("\"error\"") != std::string::npos);
+    CHECK(receive(stranger).empty());  // closed
+
+    // Commands reach every connection of the trial; reports from any of them are its own.
+    CHECK(f.supervisor.send(1, "{\"op\":\"pause\"}\n"));
+    CHECK(receive(a) == "{\"op\":\"pause\"}\n");
+    CHECK(receive(b) == "{\"op\":\"pause\"}\n");
+    const std::string late = "from b\n";
+    REQUIRE(::send(b, late.data(), late.size(), 0) == static_cast<ssize_t>(late.size()));
+    // It ends with that line unread: the line comes first, then the exit, and the
+    // connections are closed.
+    end(f.launcher.states[f.started.at(1)], 0);
+    f.step();
+    CHECK(f.recorder.events == std::vector<std::string>{"report 1 first", "report 1 from b", "exited 1 exit code 0"});
+    CHECK(receive(a).empty());
+    for (const int fd : {a, b, stranger}) ::close(fd);
+  }
+  CHECK(!std::filesystem::exists(dir / "channel.sock"));
+  std::filesystem::remove_all(dir);
+}
