@@ -41,12 +41,12 @@ nlohmann::json store_state(std::uint32_t observations) {
     for (double& v : x) v = rng.unit_interval();
     points.push_back(x);
     if (t < observations) {
-      reported.push_back({t, metric_to_json(hartmann->value(x, 1.0))});
+      reported.push_back({t, 1, metric_to_json(hartmann->value(x, 1.0))});
     } else {
       pending.push_back({t, 1});
     }
   }
-  return {{"points", points}, {"observations", {{1, reported}}}, {"pending", pending}};
+  return {{"points", points}, {"observations", reported}, {"pending", pending}};
 }
 
 template <class S>

@@ -16,9 +16,9 @@ namespace sampler_detail {
 /// The factor of the last proposal's data, extended while the data only grows. Not state: a
 /// copy or a restored sampler starts without it and rebuilds the same bits.
 struct GpCache {
-  std::uint64_t length = 0;
   std::uint64_t fits = 0;
-  std::vector<std::uint32_t> trials;  // data order
+  std::uint64_t longest = 0;         // the longest length when built (it sets the fidelities)
+  std::vector<std::uint64_t> rows;   // the observations factored, by position in the history
   GrowingCholesky factor;
 };
 }  // namespace sampler_detail
@@ -40,61 +40,67 @@ constexpr std::size_t kRefineMoves = 8;
 constexpr int kRefineRounds = 3;
 constexpr int kFitEvaluations = 40;
 
-// Standardised outputs: infinite metrics clamp to the finite range, then (v - mean) / sd.
-bool standardise(const std::vector<Observed>& data, std::vector<double>& y) {
-  double lo = std::numeric_limits<double>::infinity();
-  double hi = -lo;
-  for (const Observed& o : data) {
-    if (std::isfinite(o.metric)) {
-      lo = std::min(lo, o.metric);
-      hi = std::max(hi, o.metric);
-    }
+// The model's outputs: metrics centred on their median and scaled by their spread (the
+// interquartile range, as a normal's sd), the bad tail above 2 compressed logarithmically
+// (a few diverged or terrible trials must not flatten the model where the good ones are),
+// infinite metrics clamped to the finite range; then standardised.
+std::vector<double> warp(const std::vector<double>& metrics) {
+  std::vector<double> finite;
+  for (const double m : metrics) {
+    if (std::isfinite(m)) finite.push_back(m);
   }
-  if (!std::isfinite(lo)) return false;
-  y.clear();
-  double sum = 0;
-  for (const Observed& o : data) {
-    y.push_back(std::clamp(o.metric, lo, hi));
-    sum += y.back();
+  std::vector<double> y(metrics.size(), 0.0);
+  if (finite.empty()) return y;
+  std::sort(finite.begin(), finite.end());
+  const auto at = [&](double q) {
+    const double pos = q * static_cast<double>(finite.size() - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    const std::size_t hi = std::min(lo + 1, finite.size() - 1);
+    return finite[lo] + (pos - static_cast<double>(lo)) * (finite[hi] - finite[lo]);
+  };
+  const double median = at(0.5);
+  double scale = (at(0.75) - at(0.25)) / 1.349;
+  if (!(scale > 0)) scale = finite.back() - finite.front();
+  if (!(scale > 0)) scale = 1;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const double z = (std::clamp(metrics[i], finite.front(), finite.back()) - median) / scale;
+    y[i] = z > 2 ? 2 + std::log1p(z - 2) : z;
   }
-  const double mean = sum / static_cast<double>(y.size());
+  double mean = 0;
+  for (const double v : y) mean += v;
+  mean /= static_cast<double>(y.size());
   double squares = 0;
   for (const double v : y) squares += (v - mean) * (v - mean);
   double sd = std::sqrt(squares / static_cast<double>(y.size()));
   if (!(sd > 1e-12)) sd = 1;
   for (double& v : y) v = (v - mean) / sd;
-  return true;
+  return y;
 }
 
-// The fitting subset: the best half and the most recent rest, at most `cap`, in data order.
-std::vector<std::size_t> fit_subset(const std::vector<double>& y, std::size_t cap) {
-  std::vector<std::size_t> all(y.size());
-  for (std::size_t i = 0; i < y.size(); ++i) all[i] = i;
-  if (y.size() <= cap) return all;
-  std::vector<std::size_t> ranked = all;
-  std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
-  std::vector<unsigned char> chosen(y.size(), 0);
-  for (std::size_t i = 0; i < cap / 2; ++i) chosen[ranked[i]] = 1;
+// The fitting subset, at most `cap` of the data: the best half and an even spread of the rest
+// over data order; returned in data order. `by_rank` lists the data's indexes best first.
+std::vector<std::size_t> fit_subset(const std::vector<std::size_t>& by_rank, std::size_t cap) {
+  const std::size_t n = by_rank.size();
+  std::vector<std::size_t> out;
+  if (n <= cap) {
+    for (std::size_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  std::vector<unsigned char> chosen(n, 0);
+  for (std::size_t r = 0; r < cap / 2; ++r) chosen[by_rank[r]] = 1;
   std::size_t count = cap / 2;
-  for (std::size_t i = y.size(); i-- > 0 && count < cap;) {
+  const std::size_t spread = cap - count;
+  for (std::size_t j = 0; j < spread && count < cap; ++j) {
+    const std::size_t i = j * n / spread;
     if (chosen[i] == 0) {
       chosen[i] = 1;
       ++count;
     }
   }
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < y.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     if (chosen[i] != 0) out.push_back(i);
   }
   return out;
-}
-
-GpHyper hyper_of(const std::vector<double>& log_lengthscale, double log_signal, double log_noise) {
-  GpHyper h;
-  h.log_lengthscale = log_lengthscale;
-  h.log_signal = log_signal;
-  h.log_noise = log_noise;
-  return h;
 }
 
 // The posterior over candidates, given the factor of the model's points and its weights.
@@ -149,9 +155,19 @@ void local_move(const SpaceEncoding& encoding, RngBits& bits, const double* cent
 
 }  // namespace
 
+namespace {
+// The encoding's coordinates, then the fidelity (continuous in [0, 1]).
+std::vector<EncodedDimension> with_fidelity(const SpaceEncoding& encoding) {
+  std::vector<EncodedDimension> dims = encoding.dimensions();
+  dims.push_back({{"(fidelity)"}, EncodedDimension::Kind::kContinuous, 0, DoubleHp{0, 1, {}}});
+  return dims;
+}
+}  // namespace
+
 GpSampler::GpSampler(const HyperparameterSpace& space, const GpConfig& config)
     : space_(space),
       encoding_(space),
+      model_dims_(with_fidelity(encoding_)),
       config_(config),
       store_(encoding_.size(), config.model.max_observations),
       cache_(std::make_unique<GpCache>()) {}
@@ -159,6 +175,7 @@ GpSampler::GpSampler(const HyperparameterSpace& space, const GpConfig& config)
 GpSampler::GpSampler(const GpSampler& other)
     : space_(other.space_),
       encoding_(other.encoding_),
+      model_dims_(other.model_dims_),
       config_(other.config_),
       store_(other.store_),
       fit_(other.fit_),
@@ -173,6 +190,14 @@ GpSampler& GpSampler::operator=(const GpSampler& other) {
 GpSampler::GpSampler(GpSampler&&) noexcept = default;
 GpSampler& GpSampler::operator=(GpSampler&&) noexcept = default;
 GpSampler::~GpSampler() = default;
+
+GpHyper GpSampler::Fit::hyper() const {
+  GpHyper h;
+  h.log_lengthscale = log_lengthscale;
+  h.log_signal = log_signal;
+  h.log_noise = log_noise;
+  return h;
+}
 
 bool operator==(const GpSampler& a, const GpSampler& b) {
   return a.space_ == b.space_ && a.config_ == b.config_ && a.store_ == b.store_ &&
@@ -193,80 +218,107 @@ nlohmann::json GpSampler::propose(Rng& rng, std::uint32_t trial) {
 
 bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   RngBits bits(rng);
-  const std::optional<std::uint64_t> length =
-      sampler_detail::length_to_model(config_.model, store_, bits);
-  if (!length) return false;
   const std::size_t d = encoding_.size();
-  const auto& dims = encoding_.dimensions();
-  std::vector<Observed> data;
-  store_.data(*length, data);
-  std::vector<double> y;
-  if (!standardise(data, y)) return false;
-  const std::size_t n = data.size();
+  if (!sampler_detail::use_model(config_.model, store_, bits)) return false;
+  const std::size_t e = d + 1;  // the point and the fidelity
 
-  // Hyperparameters: refit when the modelled length changed or its data grew enough.
-  const std::uint64_t count = store_.count(*length);
-  if (!fit_ || fit_->length != *length ||
-      static_cast<double>(count) >= config_.refit_growth * static_cast<double>(fit_->observations)) {
-    const std::vector<std::size_t> subset =
-        fit_subset(y, static_cast<std::size_t>(std::max<std::uint64_t>(config_.fit_observations, 2)));
-    sampler_detail::PointMatrix x(static_cast<Eigen::Index>(subset.size()), static_cast<Eigen::Index>(d));
+  // The data: the capped observations, each a row (point, fidelity) -> warped metric. The
+  // fidelity is log(length) / log(longest length observed), so 1 is the longest; the kernel
+  // learns how much shorter trainings tell about longer ones.
+  std::vector<ObservationStore::Observed> data;
+  store_.model_observations(data);
+  const std::size_t n = data.size();
+  const std::uint64_t longest = store_.longest_length();
+  const auto fidelity = [&](std::uint64_t length) {
+    return longest <= 1 ? 1.0
+                        : std::clamp(std::log(static_cast<double>(length)) /
+                                         std::log(static_cast<double>(longest)), 0.0, 1.0);
+  };
+  std::vector<double> rows(n * e);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::span<const double> p = store_.point(data[i].trial);
+    std::copy(p.begin(), p.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * e));
+    rows[i * e + d] = fidelity(data[i].length);
+  }
+  std::vector<double> metrics(n);
+  for (std::size_t i = 0; i < n; ++i) metrics[i] = data[i].metric;
+  const std::vector<double> y = warp(metrics);
+  std::vector<const double*> points;
+  for (std::size_t i = 0; i < n; ++i) points.push_back(rows.data() + i * e);
+
+  // Hyperparameters: refit when the observations grew by refit_growth since the last fit.
+  const std::size_t observations = store_.observations();
+  if (!fit_ || static_cast<double>(observations) >=
+                   config_.refit_growth * static_cast<double>(fit_->observations)) {
+    std::vector<std::size_t> by_value(n);
+    for (std::size_t i = 0; i < n; ++i) by_value[i] = i;
+    std::stable_sort(by_value.begin(), by_value.end(),
+                     [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
+    const std::vector<std::size_t> subset = fit_subset(
+        by_value, static_cast<std::size_t>(std::max<std::uint64_t>(config_.fit_observations, 2)));
+    sampler_detail::PointMatrix x(static_cast<Eigen::Index>(subset.size()),
+                                  static_cast<Eigen::Index>(e));
     Eigen::VectorXd ys(static_cast<Eigen::Index>(subset.size()));
     for (std::size_t i = 0; i < subset.size(); ++i) {
-      const std::span<const double> p = store_.point(data[subset[i]].trial);
-      for (std::size_t j = 0; j < d; ++j) x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = p[j];
+      for (std::size_t j = 0; j < e; ++j) {
+        x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = points[subset[i]][j];
+      }
       ys[static_cast<Eigen::Index>(i)] = y[subset[i]];
     }
-    const GpHyper start = fit_ ? hyper_of(fit_->log_lengthscale, fit_->log_signal, fit_->log_noise)
-                               : sampler_detail::default_hyper(d);
-    const GpHyper h = sampler_detail::fit_hyperparameters(dims, x, ys, start, kFitEvaluations);
-    fit_ = Fit{*length, count, h.log_lengthscale, h.log_signal, h.log_noise};
+    const GpHyper start = fit_ ? fit_->hyper() : sampler_detail::default_hyper(e);
+    const GpHyper h = sampler_detail::fit_hyperparameters(model_dims_, x, ys, start, kFitEvaluations);
+    fit_ = Fit{observations, h.log_lengthscale, h.log_signal, h.log_noise};
     ++fits_;
   }
-  const Kernel kernel(dims, hyper_of(fit_->log_lengthscale, fit_->log_signal, fit_->log_noise));
+  const Kernel kernel(model_dims_, fit_->hyper());
 
-  // The factor: extended by the new observations when the data only grew, else rebuilt.
+  // The factor: extended by the new observations when the set only grew (and the longest
+  // length is the same), else rebuilt.
   GpCache& cache = *cache_;
-  const bool extends = cache.length == *length && cache.fits == fits_ &&
-                       cache.trials.size() <= n &&
-                       std::equal(cache.trials.begin(), cache.trials.end(), data.begin(),
-                                  [](std::uint32_t t, const Observed& o) { return t == o.trial; });
+  const bool extends = cache.fits == fits_ && cache.longest == longest &&
+                       cache.rows.size() <= n &&
+                       std::equal(cache.rows.begin(), cache.rows.end(), data.begin(),
+                                  [](std::uint64_t order, const ObservationStore::Observed& o) {
+                                    return order == o.order;
+                                  });
   if (!extends) {
     cache.factor.clear();
-    cache.trials.clear();
-    cache.length = *length;
+    cache.rows.clear();
     cache.fits = fits_;
+    cache.longest = longest;
   }
-  cache.factor.truncate(cache.trials.size());  // drop the last proposal's fantasies
-  std::vector<const double*> points;
-  for (const Observed& o : data) points.push_back(store_.point(o.trial).data());
+  cache.factor.truncate(cache.rows.size());
   std::vector<double> k_row;
   const auto append = [&](const double* x) {
     k_row.clear();
     for (std::size_t i = 0; i < cache.factor.size(); ++i) k_row.push_back(kernel(points[i], x));
     cache.factor.append(k_row, kernel.signal() + kernel.noise());
   };
-  for (std::size_t i = cache.trials.size(); i < n; ++i) {
+  for (std::size_t i = cache.rows.size(); i < n; ++i) {
     append(points[i]);
-    cache.trials.push_back(data[i].trial);
+    cache.rows.push_back(data[i].order);
   }
-
   std::vector<double> alpha = y;
   cache.factor.solve_lower(alpha);
   cache.factor.solve_upper(alpha);
 
-  // Fantasies: each trial training now, observed at the mean the real data predict there.
+  // Fantasies: each trial training now, observed at the length it trains toward with the
+  // mean the data predict there.
   std::vector<std::uint32_t> pending;
-  store_.pending_below(*length, pending);
+  store_.pending(pending);
+  std::vector<double> fantasy_rows(pending.size() * e);
   std::vector<double> y_all = y;
-  for (const std::uint32_t trial : pending) {
-    const double* x = store_.point(trial).data();
+  for (std::size_t f = 0; f < pending.size(); ++f) {
+    const std::span<const double> p = store_.point(pending[f]);
+    double* row = fantasy_rows.data() + f * e;
+    std::copy(p.begin(), p.end(), row);
+    row[d] = fidelity(store_.pending_length(pending[f]));
     double mean = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += kernel(points[i], x) * alpha[i];
+    for (std::size_t i = 0; i < n; ++i) mean += kernel(points[i], row) * alpha[i];
     y_all.push_back(mean);
   }
-  for (const std::uint32_t trial : pending) {
-    points.push_back(store_.point(trial).data());
+  for (std::size_t f = 0; f < pending.size(); ++f) {
+    points.push_back(fantasy_rows.data() + f * e);
     append(points.back());
   }
   if (!pending.empty()) {
@@ -274,26 +326,38 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
     cache.factor.solve_lower(alpha);
     cache.factor.solve_upper(alpha);
   }
-  const double best = *std::min_element(y.begin(), y.end());
+  // The incumbent: the best warped value at the longest length.
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<std::size_t> top;  // rows at the longest length, best first
+  for (std::size_t i = 0; i < n; ++i) {
+    if (data[i].length == longest) top.push_back(i);
+  }
+  std::stable_sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
+  best = y[top.front()];
   const Posterior posterior(kernel, points, cache.factor, alpha);
 
-  // Candidates: random points, then local moves around the best observations.
+  // Candidates at the longest length: random points, then local moves around the best
+  // observations there.
   std::vector<double> candidates;
-  const std::size_t random = static_cast<std::size_t>(std::max<std::uint64_t>(config_.model.candidates, 1));
-  candidates.resize(random * d);
-  for (double& u : candidates) u = sampler_detail::uniform01(bits);
-  for (std::size_t c = 0; c < random; ++c) encoding_.snap(std::span<double>(candidates.data() + c * d, d));
-  std::vector<std::size_t> ranked(n);
-  for (std::size_t i = 0; i < n; ++i) ranked[i] = i;
-  std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
-  for (std::size_t r = 0; r < std::min(kLocalCentres, n); ++r) {
+  const auto random =
+      static_cast<std::size_t>(std::max<std::uint64_t>(config_.model.candidates, 1));
+  candidates.resize(random * e);
+  for (std::size_t c = 0; c < random; ++c) {
+    double* x = candidates.data() + c * e;
+    for (std::size_t j = 0; j < d; ++j) x[j] = sampler_detail::uniform01(bits);
+    encoding_.snap(std::span<double>(x, d));
+    x[d] = 1;
+  }
+  for (std::size_t r = 0; r < std::min(kLocalCentres, top.size()); ++r) {
     for (std::size_t m = 0; m < kLocalMoves; ++m) {
-      candidates.resize(candidates.size() + d);
-      local_move(encoding_, bits, points[ranked[r]], kLocalStep, candidates.data() + candidates.size() - d);
+      candidates.resize(candidates.size() + e);
+      double* x = candidates.data() + candidates.size() - e;
+      local_move(encoding_, bits, points[top[r]], kLocalStep, x);
+      x[d] = 1;
     }
   }
   std::vector<double> scores;
-  posterior.log_ei(candidates, d, best, scores);
+  posterior.log_ei(candidates, e, best, scores);
 
   // Refinement: around the best few, smaller and smaller moves; a move replaces its centre
   // when it scores higher.
@@ -301,28 +365,30 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
   const std::size_t centres = std::min(kRefineCentres, order.size());
-  std::vector<double> centre(centres * d);
+  std::vector<double> centre(centres * e);
   std::vector<double> centre_score(centres);
   for (std::size_t c = 0; c < centres; ++c) {
-    std::copy_n(candidates.data() + order[c] * d, d, centre.data() + c * d);
+    std::copy_n(candidates.data() + order[c] * e, e, centre.data() + c * e);
     centre_score[c] = scores[order[c]];
   }
   double step = kLocalStep / 2;
-  std::vector<double> moves(centres * kRefineMoves * d);
+  std::vector<double> moves(centres * kRefineMoves * e);
   std::vector<double> move_scores;
   for (int round = 0; round < kRefineRounds; ++round, step /= 2) {
     for (std::size_t c = 0; c < centres; ++c) {
       for (std::size_t m = 0; m < kRefineMoves; ++m) {
-        local_move(encoding_, bits, centre.data() + c * d, step, moves.data() + (c * kRefineMoves + m) * d);
+        double* x = moves.data() + (c * kRefineMoves + m) * e;
+        local_move(encoding_, bits, centre.data() + c * e, step, x);
+        x[d] = 1;
       }
     }
-    posterior.log_ei(moves, d, best, move_scores);
+    posterior.log_ei(moves, e, best, move_scores);
     for (std::size_t c = 0; c < centres; ++c) {
       for (std::size_t m = 0; m < kRefineMoves; ++m) {
         const std::size_t at = c * kRefineMoves + m;
         if (move_scores[at] > centre_score[c]) {
           centre_score[c] = move_scores[at];
-          std::copy_n(moves.data() + at * d, d, centre.data() + c * d);
+          std::copy_n(moves.data() + at * e, e, centre.data() + c * e);
         }
       }
     }
@@ -331,15 +397,14 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   for (std::size_t c = 1; c < centres; ++c) {
     if (centre_score[c] > centre_score[winner]) winner = c;
   }
-  point.assign(centre.data() + winner * d, centre.data() + (winner + 1) * d);
+  point.assign(centre.data() + winner * e, centre.data() + winner * e + d);
   cache.factor.truncate(n);
   return true;
 }
 
 nlohmann::json GpSampler::kernel_state() const {
   if (!fit_) return nullptr;
-  return {{"length", fit_->length},
-          {"observations", fit_->observations},
+  return {{"observations", fit_->observations},
           {"log_lengthscales", fit_->log_lengthscale},
           {"log_signal", fit_->log_signal},
           {"log_noise", fit_->log_noise},
@@ -364,14 +429,14 @@ void GpSampler::restore_state(const nlohmann::json& state) {
   const nlohmann::json& kernel = state.at("kernel");
   if (!kernel.is_null()) {
     Fit fit;
-    fit.length = kernel.at("length").get<std::uint64_t>();
     fit.observations = kernel.at("observations").get<std::uint64_t>();
     fit.log_lengthscale = kernel.at("log_lengthscales").get<std::vector<double>>();
     fit.log_signal = kernel.at("log_signal").get<double>();
     fit.log_noise = kernel.at("log_noise").get<double>();
-    if (fit.log_lengthscale.size() != encoding_.size()) {
+    if (fit.log_lengthscale.size() != model_dims_.size()) {
       throw ProtocolError("sampler_state.kernel.log_lengthscales: expected " +
-                          std::to_string(encoding_.size()) + " values, got " +
+                          std::to_string(model_dims_.size()) +
+                          " values (one per coordinate and the fidelity), got " +
                           std::to_string(fit.log_lengthscale.size()));
     }
     fresh.fit_ = std::move(fit);

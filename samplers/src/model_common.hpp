@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "draws.hpp"
 #include "hpsearch/samplers/observation_store.hpp"
@@ -12,22 +11,17 @@
 
 namespace hpsearch::sampler_detail {
 
-/// Observations a length needs to be modelled.
+/// Trials that must have reported before proposals are modelled.
 inline std::uint64_t min_observations(const ModelOptions& options, std::size_t dimensions) {
   return options.min_observations > 0 ? options.min_observations : dimensions + 2;
 }
 
-/// The length to model for the next proposal, or none for a random one: the largest length
-/// with enough observations (BOHB's rule, pooled over every bracket of the search), unless
-/// the random fraction says otherwise. Draws once when a length qualifies.
-inline std::optional<std::uint64_t> length_to_model(const ModelOptions& options,
-                                                    const ObservationStore& store,
-                                                    RngBits& bits) {
-  if (store.dimensions() == 0) return std::nullopt;
-  const auto length = store.model_length(min_observations(options, store.dimensions()));
-  if (!length) return std::nullopt;
-  if (uniform01(bits) < options.random_fraction) return std::nullopt;
-  return length;
+/// Whether the next proposal is modelled: once enough trials have reported, except for the
+/// random fraction (one draw then). Otherwise it is a random proposal.
+inline bool use_model(const ModelOptions& options, const ObservationStore& store, RngBits& bits) {
+  if (store.dimensions() == 0) return false;
+  if (store.observed_trials() < min_observations(options, store.dimensions())) return false;
+  return uniform01(bits) >= options.random_fraction;
 }
 
 inline nlohmann::json options_json(const ModelOptions& options) {

@@ -14,6 +14,12 @@ namespace hpsearch {
 using sampler_detail::ParzenEstimator;
 using sampler_detail::RngBits;
 
+namespace {
+// The good group never exceeds this many trials (as in Optuna's default gamma): past it, a
+// larger group only blurs the good density.
+constexpr std::size_t kMaxGood = 25;
+}  // namespace
+
 TpeSampler::TpeSampler(const HyperparameterSpace& space, const TpeConfig& config)
     : space_(space),
       encoding_(space),
@@ -34,36 +40,46 @@ nlohmann::json TpeSampler::propose(Rng& rng, std::uint32_t trial) {
 
 bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   RngBits bits(rng);
-  const std::optional<std::uint64_t> length = sampler_detail::length_to_model(config_.model, store_, bits);
-  if (!length) return false;
   const std::size_t d = encoding_.size();
+  if (!sampler_detail::use_model(config_.model, store_, bits)) return false;
+  const std::uint64_t observed = store_.observed_trials();
 
-  std::vector<Observed> data;
-  store_.data(*length, data);
-  std::sort(data.begin(), data.end(), [](const Observed& a, const Observed& b) {
-    return a.metric < b.metric || (a.metric == b.metric && a.order < b.order);
-  });
-  // The good share of all observations at this length (not of the capped set), at least one,
-  // leaving at least one bad observation.
-  const double wanted = std::ceil(config_.gamma * static_cast<double>(store_.count(*length)));
-  const std::size_t good = std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 1,
-                                                   std::max<std::size_t>(data.size() - 1, 1));
-  std::vector<double> good_points;
-  std::vector<double> bad_points;
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    const std::span<const double> p = store_.point(data[i].trial);
-    std::vector<double>& group = i < good ? good_points : bad_points;
-    group.insert(group.end(), p.begin(), p.end());
-  }
+  // Good: the best gamma share of the observed trials, ranked over all lengths (a trial the
+  // scheduler took further ranks first); bad: an even spread of the others, and every trial
+  // training now that is not good (a constant liar).
+  const std::size_t cap = store_.cap();
+  const double wanted = std::ceil(config_.gamma * static_cast<double>(observed));
+  const std::size_t good_count = std::clamp<std::size_t>(
+      static_cast<std::size_t>(wanted), 1,
+      std::min<std::size_t>({cap / 2, kMaxGood, static_cast<std::size_t>(observed) - 1}));
+  std::vector<std::uint32_t> good;
+  store_.leaders(good_count, good);
+  std::vector<std::uint32_t> sorted_good = good;
+  std::sort(sorted_good.begin(), sorted_good.end());
+  const auto is_good = [&](std::uint32_t t) {
+    return std::binary_search(sorted_good.begin(), sorted_good.end(), t);
+  };
+  std::vector<std::uint32_t> bad;
+  store_.spread(cap - good.size(), bad);
+  std::erase_if(bad, is_good);
+  std::sort(bad.begin(), bad.end());
   std::vector<std::uint32_t> pending;
-  store_.pending_below(*length, pending);
-  for (const std::uint32_t trial : pending) {
-    const std::span<const double> p = store_.point(trial);
-    bad_points.insert(bad_points.end(), p.begin(), p.end());
+  store_.pending(pending);
+  for (const std::uint32_t t : pending) {
+    if (!is_good(t) && !std::binary_search(bad.begin(), bad.end(), t)) bad.push_back(t);
   }
-  const ParzenEstimator above(encoding_.dimensions(), good_points, good_points.size() / d,
+  const auto points_of = [&](const std::vector<std::uint32_t>& trials) {
+    std::vector<double> points;
+    points.reserve(trials.size() * d);
+    for (const std::uint32_t t : trials) {
+      const std::span<const double> p = store_.point(t);
+      points.insert(points.end(), p.begin(), p.end());
+    }
+    return points;
+  };
+  const ParzenEstimator above(encoding_.dimensions(), points_of(good), good.size(),
                               config_.prior_weight);
-  const ParzenEstimator below(encoding_.dimensions(), bad_points, bad_points.size() / d,
+  const ParzenEstimator below(encoding_.dimensions(), points_of(bad), bad.size(),
                               config_.prior_weight);
 
   std::vector<double> candidate(d);

@@ -271,10 +271,11 @@ TEST_CASE("gp: a state with the wrong kernel size is refused") {
   GpSampler gp(cube(2), GpConfig{});
   (void)drive_sequential(gp, 1, 8, sphere);
   nlohmann::json state = gp.state();
-  state["kernel"]["log_lengthscales"] = {0.0};
+  state["kernel"]["log_lengthscales"] = {0.0, 0.0};
   GpSampler other(cube(2), GpConfig{});
   CHECK_THROWS_WITH_AS(other.restore_state(state),
-                       "sampler_state.kernel.log_lengthscales: expected 2 values, got 1",
+                       "sampler_state.kernel.log_lengthscales: expected 3 values (one per "
+                       "coordinate and the fidelity), got 2",
                        ProtocolError);
 }
 

@@ -135,9 +135,10 @@ TEST_CASE("tpe: pending trials count as bad, so parallel proposals spread out") 
   CHECK(with_liar > 1.3 * without);
 }
 
-TEST_CASE("tpe: models the largest length with enough observations") {
-  // At length 1 the best region is near 0.1, at length 9 near 0.9. While length 9 has fewer
-  // than min_observations (3), proposals follow length 1; after, length 9.
+TEST_CASE("tpe: trials that reached a longer length lead the good group") {
+  // At length 1 the best region is near 0.1. Then the five trials nearest 0.9 are promoted to
+  // length 9 (as a scheduler would on another objective): they now rank first, so proposals
+  // move toward them.
   const HyperparameterSpace hps = space({{"x", double_hp(0, 1)}});
   TpeConfig config;
   config.model.random_fraction = 0;
@@ -151,21 +152,16 @@ TEST_CASE("tpe: models the largest length with enough observations") {
   double low = 0;
   for (int i = 0; i < 10; ++i, ++t) low += tpe.propose(rng, t)["x"].get<double>();
   CHECK(low / 10 < 0.3);
-  // Three trials reach length 9, scored by distance to 0.9.
-  for (std::uint32_t k = 0; k < 3; ++k) {
-    const double x = tpe.store().point(k)[0];
-    tpe.observe(k, 9, std::abs(x - 0.9));
-  }
-  for (std::uint32_t k = 30; k < 40; ++k) {
-    const double x = tpe.store().point(k)[0];
-    tpe.observe(k, 9, std::abs(x - 0.9));
+  std::vector<std::uint32_t> by_x(30);
+  for (std::uint32_t k = 0; k < 30; ++k) by_x[k] = k;
+  std::sort(by_x.begin(), by_x.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return tpe.store().point(a)[0] > tpe.store().point(b)[0];
+  });
+  for (std::size_t k = 0; k < 5; ++k) {
+    tpe.observe(by_x[k], 9, std::abs(tpe.store().point(by_x[k])[0] - 0.9));
   }
   double high = 0;
-  for (int i = 0; i < 10; ++i, ++t) {
-    const double x = tpe.propose(rng, t)["x"].get<double>();
-    high += x;
-    tpe.observe(t, 9, std::abs(x - 0.9));
-  }
+  for (int i = 0; i < 10; ++i, ++t) high += tpe.propose(rng, t)["x"].get<double>();
   CHECK(high / 10 > 0.6);
 }
 
@@ -210,9 +206,9 @@ TEST_CASE("tpe: snapshot round trip continues with the same proposals") {
   TpeSampler different(cube(3), other);
   CHECK_THROWS_WITH_AS(different.restore_state(state),
                        "sampler_state.options: the snapshot was taken with "
-                       "{\"candidates\":64,\"gamma\":0.15,\"max_observations\":256,"
+                       "{\"candidates\":24,\"gamma\":0.15,\"max_observations\":256,"
                        "\"min_observations\":0,\"prior_weight\":1.0,\"random_fraction\":0.1} "
-                       "but the config says {\"candidates\":64,\"gamma\":0.25,"
+                       "but the config says {\"candidates\":24,\"gamma\":0.25,"
                        "\"max_observations\":256,\"min_observations\":0,\"prior_weight\":1.0,"
                        "\"random_fraction\":0.1}",
                        ProtocolError);

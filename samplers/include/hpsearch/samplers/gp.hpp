@@ -19,20 +19,24 @@ namespace hpsearch {
 
 namespace sampler_detail {
 struct GpCache;
+struct GpHyper;
 }
 
-/// GP-BO. Each proposal models one length, chosen as TPE chooses it (the largest with enough
-/// observations, pooled over brackets), on that length's capped observations (standardised).
-/// Kernel: Matern-5/2 with a lengthscale per coordinate (categorical coordinates compare
-/// labels), signal and noise variances, fitted by maximising the marginal likelihood (plus weak
-/// priors) on at most `fit_observations` of them, and refitted only when the data grew by
-/// `refit_growth` or another length is modelled. Between refits the Cholesky factor is
-/// extended row by row (O(n^2) per new observation), never refactored. Trials training now
-/// enter as fantasies: observations at their predicted mean, which collapse the uncertainty
-/// around them so parallel workers are sent elsewhere. The proposal maximises expected
-/// improvement over `candidates` random points plus local moves around the best observations,
-/// then refines the best few with shrinking local moves. Random proposals (Determined's draws)
-/// until a length has enough observations, and for `random_fraction` after.
+/// GP-BO with the training length as an input (MOBSTER-style under ASHA): every observation
+/// is a row (point, fidelity) -> metric, the fidelity log(length) / log(longest length seen), so
+/// the kernel learns how much short trainings tell about long ones and every rung of every
+/// bracket informs the model; expected improvement is maximised at fidelity 1. Outputs are
+/// warped (median and interquartile scale, the bad tail compressed) and standardised. Kernel:
+/// Matern-5/2 with a lengthscale per coordinate and for the fidelity (categorical coordinates
+/// compare labels), signal and noise variances, fitted by maximising the marginal likelihood
+/// (plus weak priors) on at most `fit_observations` rows, refitted only when the observations
+/// grew by `refit_growth`. Between refits the Cholesky factor is extended row by row (O(n^2)
+/// per new observation) while the capped data only grows. Trials training now enter as
+/// fantasies at the length they train toward, valued at the predicted mean, which collapses
+/// the uncertainty there so parallel workers are sent elsewhere. EI is maximised over
+/// `candidates` random points plus local moves around the best observations at the longest
+/// length, then refined around the best few with shrinking moves. Random proposals
+/// (Determined's draws) until enough trials have reported, and for `random_fraction` after.
 class GpSampler {
  public:
   GpSampler(const HyperparameterSpace& space, const GpConfig& config);
@@ -61,11 +65,11 @@ class GpSampler {
 
  private:
   struct Fit {
-    std::uint64_t length = 0;        // the modelled length
-    std::uint64_t observations = 0;  // observations there when fitted
+    std::uint64_t observations = 0;  // observations when fitted
     std::vector<double> log_lengthscale;
     double log_signal = 0;
     double log_noise = 0;
+    [[nodiscard]] sampler_detail::GpHyper hyper() const;
     friend bool operator==(const Fit&, const Fit&) = default;
   };
 
@@ -73,6 +77,7 @@ class GpSampler {
 
   HyperparameterSpace space_;
   SpaceEncoding encoding_;
+  std::vector<EncodedDimension> model_dims_;  // the encoding's, then the fidelity
   GpConfig config_;
   ObservationStore store_;
   std::optional<Fit> fit_;

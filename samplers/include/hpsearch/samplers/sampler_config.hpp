@@ -21,14 +21,14 @@ struct GridSamplerConfig {
 struct ModelOptions {
   /// The share of proposals drawn at random even once a model exists (exploration).
   double random_fraction = 0.1;
-  /// Observations a length needs before it is modelled; 0 means dimensions + 2. Until some
-  /// length has that many, proposals are random (Determined's draws).
+  /// Trials that must have reported before proposals are modelled; 0 means dimensions + 2.
+  /// Until then proposals are random (Determined's draws).
   std::uint64_t min_observations = 0;
-  /// The most observations a model is fitted on: the best half and the most recent rest
-  /// (docs/samplers.md gives the reasoning).
+  /// The most trials (TPE) or observations (GP) a model is fitted on: the best half and an
+  /// even spread of the rest (docs/samplers.md gives the reasoning).
   std::uint64_t max_observations = 256;
   /// Candidates scored per proposal.
-  std::uint64_t candidates = 64;
+  std::uint64_t candidates = 24;
   friend bool operator==(const ModelOptions&, const ModelOptions&) = default;
 };
 
@@ -48,8 +48,7 @@ struct GpConfig {
                      .candidates = 256};
   /// The most observations the kernel's hyperparameters are fitted on (marginal likelihood).
   std::uint64_t fit_observations = 96;
-  /// Refit the hyperparameters once the modelled length has this many times the observations
-  /// of the last fit (or another length is modelled).
+  /// Refit the hyperparameters once there are this many times the observations of the last fit.
   double refit_growth = 1.25;
   friend bool operator==(const GpConfig&, const GpConfig&) = default;
 };

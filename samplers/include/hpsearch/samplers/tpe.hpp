@@ -15,14 +15,15 @@
 
 namespace hpsearch {
 
-/// TPE. Each proposal models one length: the largest with enough observations (pooled over
-/// all of a search's brackets, since every bracket's rungs share lengths). Its observations
-/// (capped, see ObservationStore) split into the best `gamma` share and the rest; trials
-/// training now that have not reported at that length join the rest as if they were bad
-/// (a constant liar, so parallel workers are not sent to the same place). One Parzen
-/// estimator over all coordinates for each group (multivariate: it keeps interactions),
-/// `candidates` points drawn from the good one, and the point maximising good / bad density
-/// is proposed. Until a length has enough observations, and for `random_fraction` of
+/// TPE. Trials rank over all lengths at once (ObservationStore): those the scheduler took to
+/// the longest length come first, by their metric there, then those stopped shorter, so under
+/// ASHA the good group is the best of the highest rung (BOHB's data) pooled over every bracket,
+/// while trials stopped early inform the bad group. The good group is the best `gamma` share
+/// of the trials that reported (at most 25); the bad group an even spread of the others, plus
+/// every trial training now (a constant liar, so parallel workers are not sent to the same
+/// place). One Parzen estimator over all coordinates per group (multivariate: it keeps
+/// interactions); `candidates` points drawn from the good one; the point maximising good /
+/// bad density is proposed. Until enough trials have reported, and for `random_fraction` of
 /// proposals after, the proposal is a random one with Determined's draws. Deterministic: all
 /// draws come from the search's stream.
 class TpeSampler {
