@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "hpsearch/config/config.hpp"
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "hpsearch/runner/journal.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
@@ -188,7 +188,7 @@ class Experiment {
              const RunnerOptions& options, Launcher& launcher, std::ostream& out, std::ostream& err)
       : directory_(directory), config_(std::move(config)), settings_(std::move(settings)),
         options_(options), launcher_(launcher), out_(out), err_(err),
-        searcher_(make_searcher(config_.searcher.method, config_.hyperparameters, settings_.seed)),
+        searcher_(make_searcher(config_.searcher, config_.hyperparameters, settings_.seed)),
         log_(directory / "runner.log", std::ios::app) {
     if (!config_.entrypoint) {
       throw RunnerSetupError("the config has no entrypoint: searcher-run needs the command that trains "

@@ -53,6 +53,7 @@ class GpSampler {
   }
   void on_finished(std::uint32_t trial) { store_.on_finished(trial); }
   [[nodiscard]] std::optional<std::uint64_t> capacity() const { return std::nullopt; }
+  [[nodiscard]] bool learns() const { return true; }
   [[nodiscard]] nlohmann::json state() const;
   /// Throws ProtocolError if the state is another sampler's or has other options.
   void restore_state(const nlohmann::json& state);

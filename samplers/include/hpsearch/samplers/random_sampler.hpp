@@ -26,6 +26,7 @@ class RandomSampler {
   void observe(std::uint32_t, std::uint64_t, double) {}
   void on_finished(std::uint32_t) {}
   [[nodiscard]] std::optional<std::uint64_t> capacity() const { return std::nullopt; }
+  [[nodiscard]] bool learns() const { return false; }
   [[nodiscard]] nlohmann::json state() const { return {{"sampler_type", "random"}}; }
   /// Throws ProtocolError unless the state is a random sampler's.
   void restore_state(const nlohmann::json& state);
@@ -37,35 +38,34 @@ class RandomSampler {
 };
 
 /// The grid's points (spec 4.3), one per trial, in Determined's launch order: the last point
-/// first. It draws nothing. Once every point has been proposed it starts again from the first
-/// one launched, which only a method that replaces invalid-hyperparameter trials beyond the
-/// grid's size asks for (methods are given max_trials up to the grid size).
+/// first. It draws nothing, and trial i gets point `size - 1 - (i mod size)`: a function of
+/// the trial's creation index, so the sampler has no state of its own. Past the grid's size it
+/// starts again from the first point launched, which only a method that replaces
+/// invalid-hyperparameter trials beyond the grid asks for (methods are given max_trials up to
+/// the grid's size).
 class GridSampler {
  public:
   /// Throws std::length_error if the grid has more than 2^64 - 1 points.
   explicit GridSampler(const HyperparameterSpace& space) : grid_(space) {}
 
-  [[nodiscard]] nlohmann::json propose(Rng& rng, std::uint32_t trial);
+  [[nodiscard]] nlohmann::json propose(Rng& rng, std::uint32_t trial) const;
   void on_pending(std::uint32_t, std::uint64_t) {}
   void observe(std::uint32_t, std::uint64_t, double) {}
   void on_finished(std::uint32_t) {}
   [[nodiscard]] std::optional<std::uint64_t> capacity() const { return grid_.size(); }
-  [[nodiscard]] std::uint64_t proposed() const { return proposed_; }
-  /// `{"sampler_type":"grid","grid_size":N,"proposed":K}`.
+  [[nodiscard]] bool learns() const { return false; }
+  /// `{"sampler_type":"grid","grid_size":N}`.
   [[nodiscard]] nlohmann::json state() const;
   /// Throws ProtocolError if the state is another sampler's or another grid's.
   void restore_state(const nlohmann::json& state);
-  /// Continues after `proposed` points (a format-1 snapshot kept the count in the method).
-  void set_proposed(std::uint64_t proposed) { proposed_ = proposed; }
 
   [[nodiscard]] const Grid& grid() const { return grid_; }
   friend bool operator==(const GridSampler& a, const GridSampler& b) {
-    return a.grid_.size() == b.grid_.size() && a.proposed_ == b.proposed_;
+    return a.grid_.size() == b.grid_.size();
   }
 
  private:
   Grid grid_;
-  std::uint64_t proposed_ = 0;
 };
 
 static_assert(Sampler<RandomSampler>);

@@ -23,6 +23,9 @@ namespace hpsearch {
 /// - `observe(trial, length, metric)`: the trial reported `metric` after `length` units.
 /// - `on_finished(trial)`: the trial exited or closed; it trains no more.
 /// - `capacity()`: how many distinct configurations it has (the grid), or none for no limit.
+/// - `learns()`: whether it uses what it is fed. One that does not (random, grid) has no
+///   state beyond its configuration: the Searcher skips feeding it, and a snapshot without
+///   sampler state (format 1) restores into it.
 /// - `state()` / `restore_state(j)`: its part of a snapshot (`{"sampler_type": ...}`);
 ///   restore throws ProtocolError naming what does not fit.
 ///
@@ -38,8 +41,29 @@ concept Sampler =
       s.observe(trial, length, metric);
       s.on_finished(trial);
       { cs.capacity() } -> std::same_as<std::optional<std::uint64_t>>;
+      { cs.learns() } -> std::same_as<bool>;
       { cs.state() } -> std::same_as<nlohmann::json>;
       s.restore_state(state);
     };
+
+/// What a method may ask of the search's sampler: the next trial's configuration. A handle
+/// (a pointer and a function pointer), so methods compile without knowing the sampler's type.
+class SamplerRef {
+ public:
+  template <Sampler S>
+  explicit SamplerRef(S& sampler)
+      : sampler_(&sampler), propose_([](void* s, Rng& rng, std::uint32_t trial) {
+          return static_cast<S*>(s)->propose(rng, trial);
+        }) {}
+
+  /// The configuration of trial `trial` (the next to be created).
+  [[nodiscard]] nlohmann::json propose(Rng& rng, std::uint32_t trial) const {
+    return propose_(sampler_, rng, trial);
+  }
+
+ private:
+  void* sampler_;
+  nlohmann::json (*propose_)(void*, Rng&, std::uint32_t);
+};
 
 }  // namespace hpsearch
