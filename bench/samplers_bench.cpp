@@ -102,4 +102,34 @@ void BM_Sampler_GpProposeWithRefit(benchmark::State& state) {
 }
 BENCHMARK(BM_Sampler_GpProposeWithRefit)->Arg(100)->Arg(500)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
+// What feeding costs per event, by how many observations the sampler holds: a trial's
+// validate_after (on_pending), its report (observe) and its close (on_finished), as the
+// Searcher forwards them. No model work happens here; it must not grow with the search. Each
+// pass over the trials reports them at a new, longer length (as promotions do).
+template <class S>
+void feed(benchmark::State& state, const S& empty, const char* type) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  S sampler = prepared(empty, type, n, false);
+  std::uint64_t k = 0;
+  for (auto _ : state) {
+    const auto trial = static_cast<std::uint32_t>(k % n);
+    const std::uint64_t length = 3 * (1 + k / n);
+    sampler.on_pending(trial, length);
+    sampler.observe(trial, length, -static_cast<double>(k % 97) / 97.0);
+    sampler.on_finished(trial);
+    ++k;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Sampler_TpeFeedTrial(benchmark::State& state) {
+  feed(state, TpeSampler(hartmann_space(), TpeConfig{}), "tpe");
+}
+BENCHMARK(BM_Sampler_TpeFeedTrial)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+void BM_Sampler_GpFeedTrial(benchmark::State& state) {
+  feed(state, GpSampler(hartmann_space(), GpConfig{}), "gp");
+}
+BENCHMARK(BM_Sampler_GpFeedTrial)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
