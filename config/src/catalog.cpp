@@ -553,6 +553,30 @@ const std::vector<CatalogEntry>& catalog_samplers() {
   return entries;
 }
 
+std::string catalog_help() {
+  const auto section = [](std::string& out, const std::vector<CatalogEntry>& entries) {
+    for (const CatalogEntry& entry : entries) {
+      out += "  " + std::string(entry.name);
+      out.append(entry.name.size() < 16 ? 16 - entry.name.size() : 1, ' ');
+      out += std::string(entry.summary) + "\n";
+      if (entry.fields.empty()) continue;
+      std::string fields;
+      for (const std::string_view field : entry.fields) {
+        fields += (fields.empty() ? "" : ", ") + std::string(field);
+      }
+      out += std::string(18, ' ') + "fields: " + fields + "\n";
+    }
+  };
+  std::string out =
+      "searcher.name: how long trials train (the search method). Every searcher also takes\n"
+      "metric, smaller_is_better, sampler, source_trial_id and source_checkpoint_uuid.\n";
+  section(out, catalog_methods());
+  out += "\nsearcher.sampler: which configuration each new trial gets; a name or a map like\n"
+         "{name: tpe, gamma: 0.15} (default random; the grid searcher's is grid).\n";
+  section(out, catalog_samplers());
+  return out;
+}
+
 // Rows are listed in the order of the variants' alternatives (the catalog test checks it).
 std::string method_name(const MethodConfig& config) {
   return std::string(config_detail::method_rows()[config.index()].entry.name);

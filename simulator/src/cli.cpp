@@ -37,6 +37,7 @@ Usage:
                                                  a workload's value at one configuration
   searcher-sim drive --config FILE [--seed N]    answer protocol events on stdin, one per line
   searcher-sim help COMMAND                      details of one command
+  searcher-sim help searchers                    the search methods and samplers a config names
   searcher-sim --version
 
 FILE is a Determined experiment config (YAML or JSON); hpsearch reads its searcher,
@@ -829,6 +830,10 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     }
     if (command == "help") {
       const std::string topic = rest.empty() ? "" : rest.front();
+      if (topic == "searchers") {
+        out << catalog_help();
+        return kExitOk;
+      }
       out << (topic == "drive"     ? kDriveHelp
               : topic == "preview" ? kPreviewHelp
               : topic == "run"     ? kRunHelp

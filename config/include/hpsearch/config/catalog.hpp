@@ -36,6 +36,9 @@ struct CatalogEntry {
 /// The samplers, in the order of SamplerConfig's alternatives.
 [[nodiscard]] const std::vector<CatalogEntry>& catalog_samplers();
 
+/// The catalog as help text: each method and sampler with its summary and its own fields.
+[[nodiscard]] std::string catalog_help();
+
 /// The config name of a method: single, random, grid, async_halving, adaptive_asha.
 [[nodiscard]] std::string method_name(const MethodConfig& config);
 /// The config name of a sampler: random, grid, tpe, gp.
