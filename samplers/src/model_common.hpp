@@ -4,10 +4,13 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "draws.hpp"
 #include "hpsearch/samplers/observation_store.hpp"
 #include "hpsearch/samplers/sampler_config.hpp"
+#include "hpsearch/searcher/hyperparameters.hpp"
+#include "hpsearch/searcher/space_encoding.hpp"
 
 namespace hpsearch::sampler_detail {
 
@@ -22,6 +25,24 @@ inline bool use_model(const ModelOptions& options, const ObservationStore& store
   if (store.dimensions() == 0) return false;
   if (store.observed_trials() < min_observations(options, store.dimensions())) return false;
   return uniform01(bits) >= options.random_fraction;
+}
+
+/// A proposal of a model-based sampler: `model_point(rng, point)` fills the model's point in
+/// the unit cube, or returns false for a random proposal, which then draws Determined's sample.
+/// Either way the trial's point is recorded in the store.
+template <class ModelPoint>
+nlohmann::json propose_point(const HyperparameterSpace& space, const SpaceEncoding& encoding,
+                             ObservationStore& store, Rng& rng, std::uint32_t trial,
+                             ModelPoint&& model_point) {
+  std::vector<double> point(encoding.size());
+  if (!model_point(rng, point)) {
+    nlohmann::json hparams = sample(space, rng);
+    encoding.encode(hparams, point);
+    store.add_trial(trial, point);
+    return hparams;
+  }
+  store.add_trial(trial, point);
+  return encoding.decode(point);
 }
 
 inline nlohmann::json options_json(const ModelOptions& options) {

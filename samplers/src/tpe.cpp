@@ -27,15 +27,9 @@ TpeSampler::TpeSampler(const HyperparameterSpace& space, const TpeConfig& config
       store_(encoding_.size(), config.model.max_observations) {}
 
 nlohmann::json TpeSampler::propose(Rng& rng, std::uint32_t trial) {
-  std::vector<double> point(encoding_.size());
-  if (!model_point(rng, point)) {
-    nlohmann::json hparams = sample(space_, rng);
-    encoding_.encode(hparams, point);
-    store_.add_trial(trial, point);
-    return hparams;
-  }
-  store_.add_trial(trial, point);
-  return encoding_.decode(point);
+  return sampler_detail::propose_point(
+      space_, encoding_, store_, rng, trial,
+      [this](Rng& r, std::vector<double>& point) { return model_point(r, point); });
 }
 
 bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {

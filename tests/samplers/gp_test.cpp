@@ -15,21 +15,6 @@ using namespace hpsearch::testing;
 using namespace hpsearch::sampler_detail;
 
 namespace {
-HyperparameterSpace cube(int d) {
-  std::vector<NamedHyperparameter> entries;
-  for (int i = 0; i < d; ++i) {
-    std::string name = "x";
-    name += std::to_string(i);
-    entries.push_back({name, double_hp(0, 1)});
-  }
-  return space(std::move(entries));
-}
-
-double sphere(const nlohmann::json& h) {
-  double sum = 0;
-  for (const auto& [name, value] : h.items()) sum += std::pow(value.get<double>() - 0.8, 2);
-  return sum;
-}
 
 std::vector<EncodedDimension> continuous(std::size_t d) {
   return SpaceEncoding(cube(static_cast<int>(d))).dimensions();
@@ -227,12 +212,7 @@ TEST_CASE("gp: pending trials (fantasies) send parallel proposals elsewhere") {
     GpSampler plain = fantasies;
     for (std::uint32_t t = 12; t < 16; ++t) fantasies.on_pending(t, 1);
     const auto nearest = [](const GpSampler& s, const nlohmann::json& h) {
-      double d = 1e9;
-      for (std::uint32_t t = 12; t < 16; ++t) {
-        const auto p = s.store().point(t);
-        d = std::min(d, std::hypot(p[0] - h["x0"].get<double>(), p[1] - h["x1"].get<double>()));
-      }
-      return d;
+      return nearest_point(s, 12, 16, h);
     };
     Rng r1(seed + 1000);
     Rng r2(seed + 1000);

@@ -14,22 +14,6 @@ using namespace hpsearch;
 using namespace hpsearch::testing;
 
 namespace {
-HyperparameterSpace cube(int d) {
-  std::vector<NamedHyperparameter> entries;
-  for (int i = 0; i < d; ++i) {
-    std::string name = "x";
-    name += std::to_string(i);
-    entries.push_back({name, double_hp(0, 1)});
-  }
-  return space(std::move(entries));
-}
-
-// A sphere centred at 0.8 in every coordinate: 0 at the optimum, up to d * 0.64.
-double sphere(const nlohmann::json& h) {
-  double sum = 0;
-  for (const auto& [name, value] : h.items()) sum += std::pow(value.get<double>() - 0.8, 2);
-  return sum;
-}
 }  // namespace
 
 TEST_CASE("tpe: before a length has enough observations, Determined's random draws") {
@@ -117,12 +101,7 @@ TEST_CASE("tpe: pending trials count as bad, so parallel proposals spread out") 
     TpeSampler plain = liars;
     for (std::uint32_t t = 10; t < 20; ++t) liars.on_pending(t, 1);
     const auto nearest = [](const TpeSampler& s, const nlohmann::json& h) {
-      double d = 1e9;
-      for (std::uint32_t t = 10; t < 20; ++t) {
-        const auto p = s.store().point(t);
-        d = std::min(d, std::hypot(p[0] - h["x0"].get<double>(), p[1] - h["x1"].get<double>()));
-      }
-      return d;
+      return nearest_point(s, 10, 20, h);
     };
     Rng r1(seed + 1000);
     Rng r2(seed + 1000);
