@@ -314,6 +314,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--parts", default="overhead,quality", help="overhead, quality or both")
     parser.add_argument("--workloads", default=",".join(WORKLOADS), help="for the quality part")
+    parser.add_argument("--rows", help="quality rows to run, labels separated by ';' (default all)")
     args = parser.parse_args()
     parts = args.parts.split(",")
     results = {"optuna_version": optuna.__version__, "budget_units": BUDGET, "max_length": MAX_LENGTH,
@@ -338,6 +339,8 @@ def main():
         results["quality"] = []
         for workload in args.workloads.split(","):
             for name, run in QUALITY_RUNS:
+                if args.rows and name not in args.rows.split(";"):
+                    continue
                 start = time.time()
                 regrets = [run(args.sim, workload, seed) for seed in range(args.seeds)]
                 results["quality"].append({"workload": workload, "method": name, "regrets": regrets,
