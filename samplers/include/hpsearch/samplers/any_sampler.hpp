@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "hpsearch/samplers/gp.hpp"
@@ -19,8 +21,12 @@ class AnySampler {
  public:
   using Variant = std::variant<RandomSampler, GridSampler, TpeSampler, GpSampler>;
 
-  explicit AnySampler(Variant sampler)
-      : sampler_(std::move(sampler)),
+  /// Built in place from one sampler (moving a whole variant in makes g++ 12 with
+  /// sanitizers warn, falsely, that the grid alternative may be uninitialised).
+  template <class S>
+    requires(!std::is_same_v<std::decay_t<S>, AnySampler> && Sampler<std::decay_t<S>>)
+  explicit AnySampler(S&& sampler)
+      : sampler_(std::in_place_type<std::decay_t<S>>, std::forward<S>(sampler)),
         learns_(std::visit([](const auto& s) { return s.learns(); }, sampler_)) {}
 
   [[nodiscard]] nlohmann::json propose(Rng& rng, std::uint32_t trial) {
