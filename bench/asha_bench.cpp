@@ -9,7 +9,7 @@
 #include <boost/random/uniform_real_distribution.hpp>
 #include <vector>
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "hpsearch/methods/rung.hpp"
 #include "play.hpp"
 #include "support/reference_asha.hpp"
@@ -56,8 +56,10 @@ BENCHMARK(BM_Asha_Search)->RangeMultiplier(10)->Range(1000, 1'000'000)->Unit(ben
 // The same search with the reference: sorted-vector rungs and full close-out rescans.
 void BM_Asha_ReferenceSearch(benchmark::State& state) {
   const AshaConfig config = asha_config(state);
-  using Reference = BasicSearcher<testing::ReferenceAsha>;
-  run_search<Reference>(state, [&] { return Reference(testing::ReferenceAsha(config), bench::two_hyperparameters(), 1); });
+  using Reference = BasicSearcher<testing::ReferenceAsha, RandomSampler>;
+  run_search<Reference>(state, [&] {
+    return Reference(testing::ReferenceAsha(config), RandomSampler(bench::two_hyperparameters()), 1);
+  });
 }
 BENCHMARK(BM_Asha_ReferenceSearch)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
 

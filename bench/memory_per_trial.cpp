@@ -11,7 +11,7 @@
 #include <iostream>
 #include <string>
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "play.hpp"
 
 namespace {

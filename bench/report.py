@@ -144,7 +144,7 @@ def quality_section(results):
              f"- optimum) after {results['budget_units']:,} units of training, {results['seeds']} seeds: "
              "median [q1, q3] (runs that finished a trial).", "",
              "| method | " + " | ".join(OrderedDict.fromkeys(q["workload"] for q in results["quality"])) + " |",
-             "|---|---|---|"]
+             "|---|" + "---|" * len(OrderedDict.fromkeys(q["workload"] for q in results["quality"]))]
     table = OrderedDict()
     for q in results["quality"]:
         s = q["summary"]
@@ -214,9 +214,11 @@ def main():
                 text = replace_section(text, name, body)
     if args.peers and os.path.exists(args.peers):
         results = json.load(open(args.peers))
-        text = replace_section(text, "overhead", overhead_section(results))
-        text = replace_section(text, "quality", quality_section(results))
-        overhead_svg(results, os.path.join(os.path.dirname(args.docs), "performance-overhead.svg"))
+        if "overhead" in results:
+            text = replace_section(text, "overhead", overhead_section(results))
+            overhead_svg(results, os.path.join(os.path.dirname(args.docs), "performance-overhead.svg"))
+        if "quality" in results:
+            text = replace_section(text, "quality", quality_section(results))
     with open(args.docs, "w") as f:
         f.write(text)
     print(f"updated {args.docs}")

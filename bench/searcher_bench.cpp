@@ -5,7 +5,7 @@
 #include <optional>
 
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "play.hpp"
 
 namespace {

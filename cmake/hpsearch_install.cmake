@@ -5,13 +5,13 @@
 include(CMakePackageConfigHelpers)
 
 set(hpsearch_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/hpsearch)
-foreach(module IN ITEMS searcher methods config plot simulator runner capi)
+foreach(module IN ITEMS searcher samplers methods config plot simulator runner capi)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 
 # The C++ modules are static: a C++ ABI built from C++20 templates cannot promise stability,
 # so only the C library is shared and carries a soname.
-install(TARGETS hpsearch_searcher hpsearch_methods hpsearch_config hpsearch_plot hpsearch_simulator
+install(TARGETS hpsearch_searcher hpsearch_samplers hpsearch_methods hpsearch_config hpsearch_plot hpsearch_simulator
                 hpsearch_runner hpsearch_capi
         EXPORT hpsearch-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../play.hpp"
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 
 int main(int argc, char** argv) {
   using namespace hpsearch;

@@ -10,7 +10,9 @@
 2. Quality at equal budget: one worker, the same total training units (2,700 = 100 full
    trainings of 27 units), on MF-Hartmann-6 and counting ones (4 + 4), reimplemented below
    from spec/benchmarks.md and checked against `searcher-sim evaluate`; 20 seeds; median and
-   quartiles of the final regret of the best trial trained to full length.
+   quartiles of the final regret of the best trial trained to full length. hpsearch runs its
+   random, TPE and GP samplers (issue 13) under async_halving and adaptive_asha; Optuna runs
+   TPE (multivariate, constant liar) and random sampling, both seeded, with Hyperband.
 
 Writes build/peers/results.json and prints the markdown tables docs/PERFORMANCE.md shows.
 """
@@ -113,7 +115,7 @@ class Drive:
         os.unlink(self._file.name)
 
 
-def searcher_yaml(method, max_trials, hyperparameters, seed, concurrent=1):
+def searcher_yaml(method, max_trials, hyperparameters, seed, concurrent=1, sampler="random"):
     common = (f"  metric: loss\n  max_length: {MAX_LENGTH}\n  max_trials: {max_trials}\n"
               f"  max_concurrent_trials: {concurrent}\n")
     if method == "random":
@@ -122,6 +124,8 @@ def searcher_yaml(method, max_trials, hyperparameters, seed, concurrent=1):
         body = "  name: async_halving\n  num_rungs: 4\n  divisor: 3\n"
     else:
         body = "  name: adaptive_asha\n  divisor: 3\n  mode: standard\n"
+    if sampler != "random":
+        common += f"  sampler: {{name: {sampler}}}\n"
     return ("searcher:\n" + body + common + "hyperparameters:\n" + hyperparameters +
             f"reproducibility:\n  experiment_seed: {seed}\n")
 
@@ -231,10 +235,15 @@ def inprocess_overhead(binary, method, trials):
 
 def optuna_quality(workload, sampler_name, seed):
     w = WORKLOADS[workload]
-    sampler = (optuna.samplers.TPESampler(seed=seed) if sampler_name == "tpe"
-               else optuna.samplers.RandomSampler(seed=seed))
-    study = optuna.create_study(sampler=sampler, pruner=optuna.pruners.HyperbandPruner(
-        min_resource=1, max_resource=MAX_LENGTH, reduction_factor=3))
+    # TPE as issue 13 specifies it (multivariate, constant liar; the liar only matters with
+    # several workers). The study name is fixed per seed: Hyperband assigns trials to brackets
+    # by hashing it with the trial number, so a random name would move the medians between runs.
+    sampler = (optuna.samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True)
+               if sampler_name == "tpe" else optuna.samplers.RandomSampler(seed=seed))
+    study = optuna.create_study(
+        study_name=f"{workload}-{sampler_name}-{seed}", sampler=sampler,
+        pruner=optuna.pruners.HyperbandPruner(min_resource=1, max_resource=MAX_LENGTH,
+                                              reduction_factor=3))
     state = {"units": 0, "best": math.inf}
 
     def objective(trial):
@@ -257,12 +266,12 @@ def optuna_quality(workload, sampler_name, seed):
     return state["best"] - w["optimum"]
 
 
-def hpsearch_quality(sim, workload, method, seed):
+def hpsearch_quality(sim, workload, method, seed, sampler="random"):
     w = WORKLOADS[workload]
     hyperparameters = "".join(
         f"  {name}: {{type: categorical, vals: [0, 1]}}\n" if kind == "binary"
         else f"  {name}: {{type: double, minval: 0, maxval: 1}}\n" for name, kind in w["inputs"])
-    drive = Drive(sim, searcher_yaml(method, 100000, hyperparameters, seed))
+    drive = Drive(sim, searcher_yaml(method, 100000, hyperparameters, seed, sampler=sampler))
 
     def metric(hp, length):
         return w["f"]([float(hp[name]) for name, _ in w["inputs"]], length / MAX_LENGTH)
@@ -282,40 +291,65 @@ def quartiles(values):
 
 # ---- main -----------------------------------------------------------------------------------
 
+QUALITY_RUNS = [
+    # (label, function of (sim, workload, seed)); the samplers' rows first.
+    ("hpsearch TPE + async_halving", lambda sim, w, s: hpsearch_quality(sim, w, "async_halving", s, "tpe")),
+    ("hpsearch GP + async_halving", lambda sim, w, s: hpsearch_quality(sim, w, "async_halving", s, "gp")),
+    ("optuna TPE + Hyperband", lambda sim, w, s: optuna_quality(w, "tpe", s)),
+    ("hpsearch async_halving", lambda sim, w, s: hpsearch_quality(sim, w, "async_halving", s)),
+    ("optuna random + Hyperband", lambda sim, w, s: optuna_quality(w, "random", s)),
+    ("hpsearch TPE + adaptive_asha", lambda sim, w, s: hpsearch_quality(sim, w, "adaptive_asha", s, "tpe")),
+    ("hpsearch GP + adaptive_asha", lambda sim, w, s: hpsearch_quality(sim, w, "adaptive_asha", s, "gp")),
+    ("hpsearch adaptive_asha", lambda sim, w, s: hpsearch_quality(sim, w, "adaptive_asha", s)),
+    ("hpsearch random", lambda sim, w, s: hpsearch_quality(sim, w, "random", s)),
+]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sim", required=True, help="searcher-sim")
-    parser.add_argument("--inprocess", required=True, help="peer_inprocess")
+    parser.add_argument("--inprocess", help="peer_inprocess (needed for the overhead part)")
     parser.add_argument("--out", required=True, help="results JSON")
     parser.add_argument("--trials", default="1000,4000,8000")
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--parts", default="overhead,quality", help="overhead, quality or both")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="for the quality part")
+    parser.add_argument("--rows", help="quality rows to run, labels separated by ';' (default all)")
     args = parser.parse_args()
+    parts = args.parts.split(",")
     results = {"optuna_version": optuna.__version__, "budget_units": BUDGET, "max_length": MAX_LENGTH,
-               "seeds": args.seeds, "workload_check_max_difference": check_workloads(args.sim),
-               "pipe_round_trip_us": pipe_round_trip_us(), "overhead": [], "quality": []}
+               "seeds": args.seeds, "workload_check_max_difference": check_workloads(args.sim)}
 
-    for trials in [int(t) for t in args.trials.split(",")]:
-        row = {"trials": trials}
-        for pruner in ("successive_halving", "hyperband"):
-            row[f"optuna_{pruner}_us"] = optuna_overhead(trials, pruner)
-            print(f"optuna {pruner} {trials}: {row[f'optuna_{pruner}_us']:.0f} us/trial", file=sys.stderr)
-        for method in ("async_halving", "adaptive_asha"):
-            row[f"hpsearch_{method}_drive_us"], row[f"hpsearch_{method}_lines_per_trial"] = \
-                drive_overhead(args.sim, method, trials, pipelined=False)
-            row[f"hpsearch_{method}_pipelined_us"], _ = drive_overhead(args.sim, method, trials, pipelined=True)
-            row[f"hpsearch_{method}_inprocess_us"] = inprocess_overhead(args.inprocess, method, trials)
-        results["overhead"].append(row)
+    if "overhead" in parts:
+        results["pipe_round_trip_us"] = pipe_round_trip_us()
+        results["overhead"] = []
+        for trials in [int(t) for t in args.trials.split(",")]:
+            row = {"trials": trials}
+            for pruner in ("successive_halving", "hyperband"):
+                row[f"optuna_{pruner}_us"] = optuna_overhead(trials, pruner)
+                print(f"optuna {pruner} {trials}: {row[f'optuna_{pruner}_us']:.0f} us/trial", file=sys.stderr)
+            for method in ("async_halving", "adaptive_asha"):
+                row[f"hpsearch_{method}_drive_us"], row[f"hpsearch_{method}_lines_per_trial"] = \
+                    drive_overhead(args.sim, method, trials, pipelined=False)
+                row[f"hpsearch_{method}_pipelined_us"], _ = drive_overhead(args.sim, method, trials, pipelined=True)
+                row[f"hpsearch_{method}_inprocess_us"] = inprocess_overhead(args.inprocess, method, trials)
+            results["overhead"].append(row)
 
-    for workload in WORKLOADS:
-        for name, run in (("optuna TPE + Hyperband", lambda s: optuna_quality(workload, "tpe", s)),
-                          ("optuna random + Hyperband", lambda s: optuna_quality(workload, "random", s)),
-                          ("hpsearch random", lambda s: hpsearch_quality(args.sim, workload, "random", s)),
-                          ("hpsearch async_halving", lambda s: hpsearch_quality(args.sim, workload, "async_halving", s)),
-                          ("hpsearch adaptive_asha", lambda s: hpsearch_quality(args.sim, workload, "adaptive_asha", s))):
-            regrets = [run(seed) for seed in range(args.seeds)]
-            results["quality"].append({"workload": workload, "method": name, "regrets": regrets,
-                                       "summary": quartiles(regrets)})
-            print(f"{workload} {name}: {quartiles(regrets)}", file=sys.stderr)
+    if "quality" in parts:
+        results["quality"] = []
+        for workload in args.workloads.split(","):
+            for name, run in QUALITY_RUNS:
+                if args.rows and name not in args.rows.split(";"):
+                    continue
+                start = time.time()
+                regrets = [run(args.sim, workload, seed) for seed in range(args.seeds)]
+                results["quality"].append({"workload": workload, "method": name, "regrets": regrets,
+                                           "summary": quartiles(regrets),
+                                           "seconds": time.time() - start})
+                print(f"{workload} {name}: {quartiles(regrets)} ({time.time() - start:.0f} s)",
+                      file=sys.stderr)
+                with open(args.out, "w") as f:  # after every row: a long run keeps what it did
+                    json.dump(results, f, indent=2)
 
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

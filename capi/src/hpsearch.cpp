@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "hpsearch/config/catalog.hpp"
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/simulator/drive.hpp"
 
@@ -82,7 +83,7 @@ hpsearch_searcher* hpsearch_searcher_new(const char* config_text, const char* so
         hpsearch::parse_config(config_text, source != nullptr ? source : "config");
     const std::uint32_t search_seed = seed != nullptr ? *seed : config.experiment_seed.value_or(0);
     return new hpsearch_searcher{
-        hpsearch::make_searcher(config.searcher.method, config.hyperparameters, search_seed), {},
+        hpsearch::make_searcher(config.searcher, config.hyperparameters, search_seed), {},
         {}};
   } catch (const std::bad_alloc&) {
     set_error(message, "out of memory");

@@ -63,7 +63,8 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source) 
       top.require("searcher", " (the searcher section, e.g. searcher: {name: random, "
                               "metric: loss, max_trials: 10, max_length: 100})"),
       root);
-  const bool grid = std::holds_alternative<GridConfig>(config.searcher.method);
+  // The grid sampler needs counts and tolerates empty categoricals; every other samples.
+  const bool grid = std::holds_alternative<GridSamplerConfig>(config.searcher.sampler);
   if (top.has("hyperparameters")) {
     const Node& node = top.get("hyperparameters");
     config.hyperparameters = parse_hyperparameters(reader, node, "hyperparameters",

@@ -12,8 +12,8 @@ namespace hpsearch::config_detail {
 [[nodiscard]] SearcherSettings parse_searcher(const Reader& reader, const Node& node,
                                               const Node& top);
 
-/// What the searcher needs of the hyperparameters: grid needs counts and tolerates empty
-/// categoricals; every other searcher samples, so an empty categorical is an error.
+/// What the sampler needs of the hyperparameters: the grid needs counts and tolerates empty
+/// categoricals; every other sampler draws values, so an empty categorical is an error.
 enum class SpaceUse { kSampled, kGrid };
 
 /// The `hyperparameters:` section (spec 4.1).

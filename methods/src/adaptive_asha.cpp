@@ -89,8 +89,7 @@ AdaptiveAsha::AdaptiveAsha(const AdaptiveAshaConfig& config) : config_(config) {
                                       .num_rungs = bracket.num_rungs,
                                       .divisor = config.divisor,
                                       .max_concurrent_trials = bracket.max_concurrent_trials,
-                                      .stop_once = config.stop_once,
-                                      .smaller_is_better = config.smaller_is_better});
+                                      .stop_once = config.stop_once});
   }
 }
 

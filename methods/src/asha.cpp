@@ -61,16 +61,10 @@ void AshaSearch::add_trial(const RequestId& id, std::uint32_t global) {
   trials_.push_back(Trial{id, global, 0, kNone, false, false});
 }
 
-double AshaSearch::canonical(double metric) const {
-  if (std::isnan(metric)) return std::numeric_limits<double>::infinity();
-  return config_.smaller_is_better ? metric : -metric;
-}
-
 Explanation AshaSearch::explain(Explanation::Reason reason, std::uint64_t rung, std::uint64_t rank,
                                 std::uint64_t size, std::uint64_t cutoff, double metric) const {
-  // Back to the user's direction for display (early exits show as the worst value).
-  const double shown = config_.smaller_is_better || metric == kExitedMetric ? metric : -metric;
-  return Explanation{reason, rung, lengths_[rung], rank, size, cutoff, shown};
+  // Canonical, as ranked; the Searcher shows it in the user's direction.
+  return Explanation{reason, rung, lengths_[rung], rank, size, cutoff, metric};
 }
 
 void AshaSearch::create_trial(std::vector<Operation>& ops, SearchContext& ctx) {
@@ -106,7 +100,8 @@ std::vector<Operation> AshaSearch::on_event(const TrialCreated&, SearchContext& 
 }
 
 std::vector<Operation> AshaSearch::on_event(const ValidationCompleted& event, SearchContext& ctx) {
-  return promote(local(ctx.trial), canonical(event.metric), ctx);
+  // The Searcher hands methods canonical metrics (smaller is better, NaN as +infinity).
+  return promote(local(ctx.trial), event.metric, ctx);
 }
 
 std::vector<Operation> AshaSearch::on_event(const TrialClosed&, SearchContext& ctx) {
@@ -335,7 +330,6 @@ nlohmann::json AshaSearch::state() const {
           {"max_trials", config_.max_trials},
           {"divisor", config_.divisor},
           {"max_concurrent_trials", config_.max_concurrent_trials},
-          {"smaller_is_better", config_.smaller_is_better},
           {"trials", std::move(trials)},
           {"rungs", std::move(rungs)},
           {"trials_completed", trials_completed_},
@@ -349,7 +343,7 @@ void AshaSearch::restore_state(const nlohmann::json& state, const TrialBook& boo
   method_state::expect_config(state, "max_trials", config_.max_trials);
   method_state::expect_config(state, "divisor", config_.divisor);
   method_state::expect_config(state, "max_concurrent_trials", config_.max_concurrent_trials);
-  method_state::expect_config(state, "smaller_is_better", config_.smaller_is_better);
+  // Format 1 snapshots also echo smaller_is_better here; the Searcher checks it.
   AshaSearch out(config_);
   std::unordered_map<RequestId, std::uint32_t, RequestIdHash> by_id;  // restore only
   for (const nlohmann::json& entry : state.at("trials")) {

@@ -20,7 +20,7 @@
 #include <ostream>
 
 #include "hpsearch/config/config.hpp"
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "hpsearch/runner/supervisor.hpp"
 #include "hpsearch/runner/trial_channel.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
@@ -121,7 +121,7 @@ class Experiment final : private SupervisorListener {
              const RunnerOptions& options, Launcher& launcher, std::ostream& out, std::ostream& err)
       : directory_(directory), lock_(directory), config_(std::move(config)), settings_(std::move(settings)),
         options_(options), launcher_(launcher),
-        searcher_(make_searcher(config_.searcher.method, config_.hyperparameters, settings_.seed)),
+        searcher_(make_searcher(config_.searcher, config_.hyperparameters, settings_.seed)),
         storage_(directory / "checkpoints"),
         metrics_(config_.searcher.metric, config_.searcher.smaller_is_better),
         channel_(directory / "channel.sock"),

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hpsearch/runner/journal.hpp"
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 
 namespace hpsearch::runner_detail {
 

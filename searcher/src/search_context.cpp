@@ -5,13 +5,8 @@ namespace hpsearch {
 Create sample_create(SearchContext& ctx) {
   // Determined evaluates the sample first (it is an argument of NewCreate), then the id, then
   // the seed; the draw order is part of the seed -> trials contract.
-  nlohmann::json hparams = sample(ctx.space, ctx.rng);
-  return create_with(ctx, std::move(hparams));
-}
-
-Create create_with(SearchContext& ctx, nlohmann::json hparams) {
   Create create;
-  create.hparams = std::move(hparams);
+  create.hparams = ctx.sampler.propose(ctx.rng, ctx.next_trial);
   create.request_id = ctx.rng.request_id();
   create.trial_seed = ctx.rng.trial_seed();
   create.trial_index = ctx.next_trial++;

@@ -37,6 +37,7 @@ Usage:
                                                  a workload's value at one configuration
   searcher-sim drive --config FILE [--seed N]    answer protocol events on stdin, one per line
   searcher-sim help COMMAND                      details of one command
+  searcher-sim help searchers                    the search methods and samplers a config names
   searcher-sim --version
 
 FILE is a Determined experiment config (YAML or JSON); hpsearch reads its searcher,
@@ -294,7 +295,7 @@ int drive_command(const std::vector<std::string>& args, std::istream& in, std::o
   }
   const Loaded loaded = load(parsed);
   Searcher searcher =
-      make_searcher(loaded.config.searcher.method, loaded.config.hyperparameters, loaded.seed);
+      make_searcher(loaded.config.searcher, loaded.config.hyperparameters, loaded.seed);
   run_drive(searcher, in, out, DriveOptions{.explain = parsed.flags.contains("--explain")});
   return kExitOk;
 }
@@ -503,7 +504,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   ProgressBar bar(err, err_is_terminal, "simulating");
   options.on_progress = bar.callback();
-  Searcher searcher = make_searcher(loaded.config.searcher.method, loaded.config.hyperparameters,
+  Searcher searcher = make_searcher(loaded.config.searcher, loaded.config.hyperparameters,
                                     loaded.seed);
   const RunSummary summary =
       run_simulation(searcher, *workload, loaded.config.searcher.max_length.units, options);
@@ -774,7 +775,7 @@ int preview_command(const std::vector<std::string>& args, std::ostream& out) {
     options.trace = &trace;
   }
   const SearcherSettings& searcher = loaded.config.searcher;
-  Searcher engine = make_searcher(searcher.method, loaded.config.hyperparameters, loaded.seed);
+  Searcher engine = make_searcher(searcher, loaded.config.hyperparameters, loaded.seed);
   WorkerFigures figures;
   const PreviewResult result =
       run ? preview_on_workers(engine, options, searcher.max_length.units, *run, figures)
@@ -829,6 +830,10 @@ int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std
     }
     if (command == "help") {
       const std::string topic = rest.empty() ? "" : rest.front();
+      if (topic == "searchers") {
+        out << catalog_help();
+        return kExitOk;
+      }
       out << (topic == "drive"     ? kDriveHelp
               : topic == "preview" ? kPreviewHelp
               : topic == "run"     ? kRunHelp

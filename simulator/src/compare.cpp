@@ -57,7 +57,7 @@ CompareResult compare_configs(const std::vector<ExperimentConfig>& configs,
       if (!options.faults.max_restarts_fixed) {
         run_options.faults.max_restarts = configs[c].max_restarts;
       }
-      Searcher searcher = make_searcher(configs[c].searcher.method, configs[c].hyperparameters,
+      Searcher searcher = make_searcher(configs[c].searcher, configs[c].hyperparameters,
                                         static_cast<std::uint32_t>(seed));
       runs[c].push_back(run_simulation(searcher, workload,
                                        configs[c].searcher.max_length.units, run_options));

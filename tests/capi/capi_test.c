@@ -241,7 +241,7 @@ static void check_errors(const char* config) {
         hpsearch_searcher_last_error(s));
   CHECK(hpsearch_searcher_restore(s, "{\"format_version\":99}") == HPSEARCH_INVALID_INPUT);
   CHECK(strcmp(hpsearch_searcher_last_error(s),
-               "snapshot: format_version 99 is not supported (this build reads version 1)") == 0);
+               "snapshot: format_version 99 is not supported (this build reads versions 1 and 2)") == 0);
   CHECK(hpsearch_searcher_feed(s, "{\"event\":\"initial_operations\"}", &answer) == HPSEARCH_OK);
   CHECK(strstr(answer, "{\"operations\":[{") == answer);
   hpsearch_searcher_free(s);

@@ -95,7 +95,8 @@ TEST_CASE("config: adaptive_asha and async_halving defaults and the v0.38 length
 )");
   CHECK(std::get<AshaConfig>(asha.searcher.method) ==
         AshaConfig{.max_length = 12, .max_trials = 12, .num_rungs = 3, .divisor = 3,
-                   .max_concurrent_trials = 16, .stop_once = true, .smaller_is_better = false});
+                   .max_concurrent_trials = 16, .stop_once = true});
+  CHECK_FALSE(asha.searcher.smaller_is_better);
   CHECK(asha.searcher.time_metric.empty());  // max_length: operations drive it
 }
 
@@ -193,7 +194,7 @@ TEST_CASE("config: unknown keys list the valid ones") {
 )",
                      "exp.yaml:4:3: searcher.max_trial: unknown field (did you mean "
                      "'max_trials'?); valid fields of the 'random' searcher are: "
-                     "max_concurrent_trials, max_length, max_trials, metric, name, "
+                     "max_concurrent_trials, max_length, max_trials, metric, name, sampler, "
                      "smaller_is_better, source_checkpoint_uuid, source_trial_id");
   CHECK_CONFIG_ERROR("searcher: {name: single, metric: m, max_length: {steps: 5}}\n",
                      "exp.yaml:1:50: searcher.max_length.steps: unknown field; valid fields of a "

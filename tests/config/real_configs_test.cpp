@@ -148,7 +148,7 @@ searcher:
   CHECK(method.mode == AdaptiveMode::kAggressive);
   CHECK(method.max_rungs == 4);
   CHECK(method.max_trials == 1000);
-  CHECK_FALSE(method.smaller_is_better);
+  CHECK_FALSE(c.searcher.smaller_is_better);
 }
 
 TEST_CASE("real configs: v0.38 single without max_length is refused with the reason") {

@@ -12,7 +12,7 @@ using namespace hpsearch;
 using namespace hpsearch::testing;
 
 namespace {
-using ReferenceSearcher = BasicSearcher<ReferenceAsha>;
+using ReferenceSearcher = BasicSearcher<ReferenceAsha, RandomSampler>;
 
 // 5,000 sequences per variant in the normal build; sanitised builds run a tenth.
 #ifdef HPSEARCH_SANITIZED
@@ -28,17 +28,21 @@ AshaConfig config_for(std::uint32_t seed, bool stop_once) {
                     .num_rungs = 1 + seed % 4,
                     .divisor = 2.0 + 0.5 * static_cast<double>(seed % 6),
                     .max_concurrent_trials = seed % 7,
-                    .stop_once = stop_once,
-                    .smaller_is_better = seed % 3 != 0};
+                    .stop_once = stop_once};
 }
+
+// The direction, varied with the seed too.
+bool smaller_is_better(std::uint32_t seed) { return seed % 3 != 0; }
 
 void compare(std::uint32_t seed, bool stop_once) {
   const AshaConfig config = config_for(seed, stop_once);
   const HyperparameterSpace hps = space({{"x", double_hp(0, 1)}});
   const DriverOptions options{.exit_probability = 0.08, .progress_probability = 0.05,
                               .odd_metrics = true, .waiting_exit_probability = 0.03};
-  Searcher fast(AnyMethod(AshaSearch(config)), hps, seed);
-  ReferenceSearcher reference(ReferenceAsha(config), hps, seed);
+  Searcher fast(AnyMethod(AshaSearch(config)), AnySampler(RandomSampler(hps)), seed,
+                smaller_is_better(seed));
+  ReferenceSearcher reference(ReferenceAsha(config), RandomSampler(hps), seed,
+                              smaller_is_better(seed));
   std::vector<std::string> fast_log;
   std::vector<std::string> reference_log;
   RandomDriver a(seed, options);
@@ -52,7 +56,8 @@ void compare(std::uint32_t seed, bool stop_once) {
   bool more = true;
   while (more) {
     if (++steps == restore_at) {
-      Searcher restored(AnyMethod(AshaSearch(config)), hps, seed);
+      Searcher restored(AnyMethod(AshaSearch(config)), AnySampler(RandomSampler(hps)), seed,
+                        smaller_is_better(seed));
       restored.restore(nlohmann::json::parse(fast.snapshot().dump()));
       fast = std::move(restored);
     }
@@ -85,8 +90,12 @@ TEST_CASE("snapshot property: async_halving, both variants") {
     const bool stop_once = seed % 2 == 1;
     const AshaConfig config = config_for(seed, stop_once);
     INFO("seed " << seed);
-    check_restore_property([&] { return make_searcher(config, space({{"x", double_hp(0, 1)}}), seed); },
-                           seed, 1 + seed * 13 % 80,
+    check_restore_property(
+        [&] {
+          return make_searcher(config, space({{"x", double_hp(0, 1)}}), seed,
+                               smaller_is_better(seed));
+        },
+        seed, 1 + seed * 13 % 80,
                            DriverOptions{.exit_probability = 0.08, .progress_probability = 0.1,
                                          .odd_metrics = true});
   }

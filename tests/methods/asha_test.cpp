@@ -95,10 +95,8 @@ TEST_CASE("asha: the async promotions trace, FIFO value simulation (spec 3.5)") 
   run_value_simulation(asha(9000), {}, async_promotions(1));
 }
 
-TEST_CASE("asha: larger-is-better metrics are negated once on entry") {
-  AshaConfig config = asha(9000);
-  config.smaller_is_better = false;
-  run_value_simulation(config, {}, async_promotions(-1));
+TEST_CASE("asha: larger-is-better metrics are negated once on entry (by the Searcher)") {
+  run_value_simulation(asha(9000), {}, async_promotions(-1), /*smaller_is_better=*/false);
 }
 
 // Stopping ASHA, R=2, d=2, T=4, C=2, lengths 2 and 4. Trial 2 has invalid hyperparameters and is
@@ -112,12 +110,12 @@ TEST_CASE("asha: stopping variant with an invalid and an early-exited trial") {
     INFO("smaller_is_better " << smaller_is_better);
     const double sign = smaller_is_better ? 1 : -1;  // the same ranking in both directions
     run_value_simulation(AshaConfig{.max_length = 4, .max_trials = 4, .num_rungs = 2,
-                                    .divisor = 2, .max_concurrent_trials = 2, .stop_once = true,
-                                    .smaller_is_better = smaller_is_better},
+                                    .divisor = 2, .max_concurrent_trials = 2, .stop_once = true},
                          {},
                          {constant_trial({2, 4}, sign * 0.5), invalid_trial(2),
                           constant_trial({2}, sign * 0.7), early_exit_trial({2}, sign * 0.9),
-                          constant_trial({2, 4}, sign * 0.1)});
+                          constant_trial({2, 4}, sign * 0.1)},
+                         smaller_is_better);
   }
 }
 

@@ -9,7 +9,7 @@
 
 #include <map>
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "support/random_driver.hpp"
 #include "support/spaces.hpp"
 
@@ -88,8 +88,9 @@ class InvariantObserver {
   std::size_t closes_ = 0;
 };
 
-void play(const MethodConfig& config, const HyperparameterSpace& hps, std::uint32_t seed) {
-  InvariantObserver observer(make_searcher(config, hps, seed));
+void play(const MethodConfig& config, const HyperparameterSpace& hps, std::uint32_t seed,
+          bool smaller_is_better = true) {
+  InvariantObserver observer(make_searcher(config, hps, seed, smaller_is_better));
   RandomDriver driver(seed, DriverOptions{.exit_probability = 0.1,
                                           .progress_probability = 0.05,
                                           .odd_metrics = true,
@@ -125,9 +126,8 @@ TEST_CASE("protocol invariants: async_halving, promotion and stopping") {
                       .num_rungs = 1 + seed % 4,
                       .divisor = 2.0 + 0.5 * static_cast<double>(seed % 6),
                       .max_concurrent_trials = seed % 7,
-                      .stop_once = stop_once,
-                      .smaller_is_better = seed % 3 != 0},
-           kSpace, seed);
+                      .stop_once = stop_once},
+           kSpace, seed, seed % 3 != 0);
     }
   }
 }

@@ -54,7 +54,7 @@ TEST_CASE("snapshot: a snapshot from another method or version is refused, state
   nlohmann::json future = random.snapshot();
   future["format_version"] = 99;
   CHECK_THROWS_WITH_AS(random.restore(future),
-                       "snapshot: format_version 99 is not supported (this build reads version 1)",
+                       "snapshot: format_version 99 is not supported (this build reads versions 1 and 2)",
                        ProtocolError);
   nlohmann::json broken = random.snapshot();
   broken.erase("rng");

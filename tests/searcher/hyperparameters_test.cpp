@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "hpsearch/samplers/random_sampler.hpp"
 #include "hpsearch/searcher/searcher.hpp"
 #include "support/spaces.hpp"
 
@@ -22,7 +23,8 @@ HyperparameterSpace reproducibility_space() {
 TEST_CASE("hyperparameters: golden sample of seed 0 and the create that follows (spec 1.4)") {
   Rng rng(0);
   const HyperparameterSpace hps = reproducibility_space();
-  SearchContext ctx{rng, hps, 0, 0};
+  RandomSampler sampler(hps);
+  SearchContext ctx{rng, SamplerRef(sampler), 0, 0};
   const Create create = sample_create(ctx);
   CHECK(create.hparams["cat"] == 4);
   CHECK(create.hparams["const"] == "val");

@@ -1,7 +1,7 @@
 // The Searcher wrapper (spec 2.3), exercised through random search.
 #include <doctest/doctest.h>
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "support/ops.hpp"
 
 using namespace hpsearch;

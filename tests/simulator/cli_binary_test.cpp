@@ -65,7 +65,7 @@ TEST_CASE("searcher-sim drive: one answer per line, byte-identical across runs")
   CHECK(nlohmann::json::parse(answers[1]).contains("error"));
   CHECK(answers[2] == R"({"progress":0.0})");
   CHECK(nlohmann::json::parse(answers[3]).contains("error"));
-  CHECK(nlohmann::json::parse(answers[4])["snapshot"]["format_version"] == 1);
+  CHECK(nlohmann::json::parse(answers[4])["snapshot"]["format_version"] == 2);
   const Run second = run("drive --config '" + example("random.yaml") + "'", input);
   CHECK(second.out == first.out);
 }

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "hpsearch/config/config.hpp"
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "support/golden.hpp"
 #include "support/process.hpp"
 
@@ -31,7 +31,7 @@ fs::path scratch() {
 
 Searcher searcher_for(const std::string& yaml, std::uint32_t seed) {
   const ExperimentConfig config = parse_config(yaml, "golden.yaml");
-  return make_searcher(config.searcher.method, config.hyperparameters, seed);
+  return make_searcher(config.searcher, config.hyperparameters, seed);
 }
 
 /// Spec 6.1 with the first-in-creation-order pick: every trial keeps a queue of its pending

@@ -40,7 +40,7 @@ TEST_CASE("drive: a session answers every line with the protocol's shapes") {
   CHECK(next.find(R"("request_id":"fb52a2db-c376-4d8b-a77d-e5d809a4746c")") != std::string::npos);
   const nlohmann::json snapshot = drive_line(s, R"({"event":"snapshot"})");
   REQUIRE(snapshot.contains("snapshot"));
-  CHECK(snapshot["snapshot"]["format_version"] == 1);
+  CHECK(snapshot["snapshot"]["format_version"] == 2);
   nlohmann::json restore{{"event", "restore"}, {"snapshot", snapshot["snapshot"]}};
   Searcher fresh = random_searcher();
   CHECK(answer(fresh, restore.dump()) == R"({"restored":true})");

@@ -47,8 +47,8 @@ class ReferenceAsha {
     return {};
   }
   std::vector<Operation> on_event(const ValidationCompleted& e, SearchContext& ctx) {
-    double m = std::isnan(e.metric) ? std::numeric_limits<double>::infinity() : e.metric;
-    if (!config_.smaller_is_better && !std::isnan(e.metric)) m = -m;
+    // The Searcher hands methods canonical metrics: smaller is better, NaN as +infinity.
+    const double m = std::isnan(e.metric) ? std::numeric_limits<double>::infinity() : e.metric;
     return promote(e.request_id, m, ctx);
   }
   std::vector<Operation> on_event(const TrialClosed& e, SearchContext&) {

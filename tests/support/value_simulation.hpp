@@ -9,7 +9,7 @@
 #include <deque>
 #include <vector>
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 
 namespace hpsearch::testing {
 
@@ -40,8 +40,9 @@ inline PredefinedTrial invalid_trial(std::uint64_t first_length) {
 }
 
 inline void run_value_simulation(const MethodConfig& config, const HyperparameterSpace& space,
-                                 const std::vector<PredefinedTrial>& trials) {
-  Searcher searcher = make_searcher(config, space, 0);
+                                 const std::vector<PredefinedTrial>& trials,
+                                 bool smaller_is_better = true) {
+  Searcher searcher = make_searcher(config, space, 0, smaller_is_better);
   std::deque<Operation> queue;
   const auto take = [&](const std::vector<Operation>& ops) {
     for (const Operation& op : ops) {
@@ -80,7 +81,7 @@ inline void run_value_simulation(const MethodConfig& config, const Hyperparamete
       }
       ++consumed[t];
       const std::string saved = searcher.snapshot().dump();
-      Searcher restored = make_searcher(config, space, 0);
+      Searcher restored = make_searcher(config, space, 0, smaller_is_better);
       restored.restore(nlohmann::json::parse(saved));
       REQUIRE(restored.snapshot().dump() == saved);
       searcher = std::move(restored);

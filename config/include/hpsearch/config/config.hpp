@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "hpsearch/methods/method_config.hpp"
+#include "hpsearch/samplers/sampler_config.hpp"
 #include "hpsearch/searcher/hyperparameters.hpp"
 
 namespace hpsearch {
@@ -38,7 +39,9 @@ struct Length {
   friend bool operator==(const Length&, const Length&) = default;
 };
 
-/// The `searcher:` section.
+/// The `searcher:` section: how long trials train (the method), which configurations they get
+/// (the sampler, `searcher.sampler`), and the direction of the metric, which belongs to the
+/// whole search (methods and samplers see metrics with smaller better).
 struct SearcherSettings {
   std::string metric;
   bool smaller_is_better = true;
@@ -48,6 +51,7 @@ struct SearcherSettings {
   /// max_length.
   std::string time_metric;
   MethodConfig method;
+  SamplerConfig sampler;
 };
 
 /// What hpsearch reads of a Determined experiment config. The other top-level sections of a

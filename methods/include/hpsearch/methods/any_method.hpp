@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// AnyMethod: the closed set of search methods behind one value type, and the Searcher over it.
+/// AnyMethod: the closed set of search methods behind one value type (config/catalog.hpp makes
+/// them and the Searcher over them).
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -38,16 +39,5 @@ class AnyMethod {
  private:
   Variant method_;
 };
-
-/// The searcher every program uses.
-using Searcher = BasicSearcher<AnyMethod>;
-
-/// Builds the method a config describes. Throws std::length_error for a grid too large to
-/// count.
-[[nodiscard]] AnyMethod make_method(const MethodConfig& config, const HyperparameterSpace& space);
-
-/// A ready searcher: method from config, the space, and the seed of the whole search.
-[[nodiscard]] Searcher make_searcher(const MethodConfig& config, HyperparameterSpace space,
-                                     std::uint32_t seed);
 
 }  // namespace hpsearch

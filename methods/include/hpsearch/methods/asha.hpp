@@ -29,8 +29,9 @@ namespace hpsearch {
 /// before equal metrics) and stops it otherwise. Both replace invalid-hyperparameter trials
 /// outside max_trials and record early exits as the worst metric.
 ///
-/// Metrics: larger-is-better metrics are negated once on entry; ±infinity are ordinary values;
-/// NaN (a diverged trial) ranks as +infinity, i.e. worst, in both directions.
+/// Metrics arrive canonical from the Searcher (smaller is better; NaN, a diverged trial, as
+/// +infinity, the worst in both directions); ±infinity are ordinary values. Explanations carry
+/// them canonical too, and the Searcher shows them in the user's direction.
 ///
 /// Deviation from Determined: a trial this method has already closed is never promoted again
 /// (Determined can ask a closed trial to train further after an invalid-hyperparameter
@@ -106,7 +107,6 @@ class AshaSearch {
   void remove_entries(Trial& trial, std::uint64_t up_to_rung);
   void add_trial(const RequestId& id, std::uint32_t global);
   [[nodiscard]] std::uint32_t local(std::uint32_t global) const;
-  [[nodiscard]] double canonical(double metric) const;
   [[nodiscard]] Explanation explain(Explanation::Reason reason, std::uint64_t rung,
                                     std::uint64_t rank, std::uint64_t size,
                                     std::uint64_t cutoff, double metric) const;

@@ -3,7 +3,6 @@
 /// The validated parameters of each search method (config/ produces them from YAML).
 
 #include <cstdint>
-#include <string>
 #include <variant>
 #include <vector>
 
@@ -39,7 +38,6 @@ struct AshaConfig {
   double divisor = 4;
   std::uint64_t max_concurrent_trials = 16;
   bool stop_once = false;
-  bool smaller_is_better = true;
   friend bool operator==(const AshaConfig&, const AshaConfig&) = default;
 };
 
@@ -56,14 +54,10 @@ struct AdaptiveAshaConfig {
   std::vector<std::uint64_t> bracket_rungs{};  ///< empty: derived from mode
   std::uint64_t max_concurrent_trials = 16;
   bool stop_once = false;
-  bool smaller_is_better = true;
   friend bool operator==(const AdaptiveAshaConfig&, const AdaptiveAshaConfig&) = default;
 };
 
 using MethodConfig =
     std::variant<SingleConfig, RandomConfig, GridConfig, AshaConfig, AdaptiveAshaConfig>;
-
-/// The config name of a method: single, random, grid, async_halving, adaptive_asha.
-[[nodiscard]] std::string method_name(const MethodConfig& config);
 
 }  // namespace hpsearch

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 #include "hpsearch/simulator/workload.hpp"
 
 namespace hpsearch {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/config/catalog.hpp"
 
 namespace hpsearch {
 

@@ -1,0 +1,69 @@
+#pragma once
+/// \file
+/// The catalog: one table of the search methods (`searcher.name`) and the samplers
+/// (`searcher.sampler.name`), with their config fields, how each is parsed and made, and the
+/// type names their snapshots carry. The config parser, the help texts, method_name and
+/// sampler_name, make_searcher, the benchmarks and the conformance tests all read it, so a
+/// method or sampler is added in one place.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hpsearch/config/config.hpp"
+#include "hpsearch/methods/any_method.hpp"
+#include "hpsearch/samplers/any_sampler.hpp"
+#include "hpsearch/searcher/searcher.hpp"
+
+namespace hpsearch {
+
+/// What users see of one row of the catalog.
+struct CatalogEntry {
+  std::string_view name;     ///< as written in a config
+  std::string_view summary;  ///< one line, for help texts
+  /// Its own config fields (a method's beyond the fields every searcher has: name, metric,
+  /// smaller_is_better, sampler, source_trial_id, source_checkpoint_uuid; a sampler's
+  /// beyond name).
+  std::vector<std::string_view> fields;
+  /// The types its snapshots carry (`search_method_type` or `sampler_type`).
+  std::vector<std::string_view> snapshot_types;
+};
+
+/// The search methods, in the order of MethodConfig's alternatives.
+[[nodiscard]] const std::vector<CatalogEntry>& catalog_methods();
+/// The samplers, in the order of SamplerConfig's alternatives.
+[[nodiscard]] const std::vector<CatalogEntry>& catalog_samplers();
+
+/// The catalog as help text: each method and sampler with its summary and its own fields.
+[[nodiscard]] std::string catalog_help();
+
+/// The config name of a method: single, random, grid, async_halving, adaptive_asha.
+[[nodiscard]] std::string method_name(const MethodConfig& config);
+/// The config name of a sampler: random, grid, tpe, gp.
+[[nodiscard]] std::string sampler_name(const SamplerConfig& config);
+
+/// The searcher every program uses: one method, one sampler.
+using Searcher = BasicSearcher<AnyMethod, AnySampler>;
+
+/// The sampler a config describes over a space. Throws std::length_error for a grid too large
+/// to count (load_config refuses such configs first).
+[[nodiscard]] AnySampler make_sampler(const SamplerConfig& config, const HyperparameterSpace& space);
+/// The method a config describes. `capacity`, the sampler's number of distinct
+/// configurations (the grid's size), caps max_trials and is the grid method's trial count.
+[[nodiscard]] AnyMethod make_method(const MethodConfig& config,
+                                    std::optional<std::uint64_t> capacity);
+/// A ready searcher: the settings' sampler and method, their direction, and the seed of the
+/// whole search.
+[[nodiscard]] Searcher make_searcher(const SearcherSettings& settings, HyperparameterSpace space,
+                                     std::uint32_t seed);
+/// The same for a method alone: the grid method gets the grid sampler, every other the random
+/// sampler (Determined's searchers, as they were before samplers).
+[[nodiscard]] Searcher make_searcher(const MethodConfig& method, HyperparameterSpace space,
+                                     std::uint32_t seed, bool smaller_is_better = true);
+
+/// The sampler a method gets when the config names none: grid for the grid method, else random.
+[[nodiscard]] SamplerConfig default_sampler(const MethodConfig& method);
+
+}  // namespace hpsearch

@@ -1,0 +1,620 @@
+// The catalog of methods and samplers, and the `searcher:` section read through it.
+#include "hpsearch/config/catalog.hpp"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <optional>
+#include <string_view>
+
+#include "hpsearch/methods/adaptive_asha.hpp"
+#include "hpsearch/methods/asha.hpp"
+#include "hpsearch/searcher/assert.hpp"
+#include "parsers.hpp"
+
+namespace hpsearch {
+namespace config_detail {
+namespace {
+
+// Searchers Determined removed or that hpsearch does not run, with what to use instead.
+struct Retired {
+  std::string_view name;
+  std::string_view advice;
+};
+constexpr std::array<Retired, 5> kRetired{{
+    {"sync_halving", "has been removed and is not valid for new experiments; use "
+                     "'async_halving' (or 'adaptive_asha') instead"},
+    {"adaptive", "has been removed and is not valid for new experiments; use 'adaptive_asha' "
+                 "instead"},
+    {"adaptive_simple", "has been removed and is not valid for new experiments; use "
+                        "'adaptive_asha' instead"},
+    {"pbt", "was removed in Determined 0.18 and is not provided by hpsearch; use "
+            "'adaptive_asha' or 'random' instead"},
+    {"custom", "is not supported: drive your own search logic through the searcher protocol "
+               "instead (see docs/protocol.md)"},
+}};
+
+// The fields every searcher has.
+constexpr std::array<std::string_view, 6> kCommonFields{
+    "name", "metric", "smaller_is_better", "sampler", "source_trial_id", "source_checkpoint_uuid"};
+
+struct SearcherParser {
+  const Reader& reader;
+  const Map& map;
+
+  // The value of an optional field; null counts as absent (Determined applies the default).
+  [[nodiscard]] const Node* optional(std::string_view key) const {
+    if (!map.has(key) || map.get(key).is_null()) return nullptr;
+    return &map.get(key);
+  }
+  [[nodiscard]] std::uint64_t count(std::string_view key, std::uint64_t minimum,
+                                    std::uint64_t fallback) const {
+    const auto node = optional(key);
+    return node ? read_count(reader, *node, map.path_of(key), minimum) : fallback;
+  }
+  [[nodiscard]] std::uint64_t required_count(std::string_view key, std::uint64_t minimum,
+                                             std::string_view hint) const {
+    return read_count(reader, map.require(key, hint), map.path_of(key), minimum);
+  }
+  [[nodiscard]] bool flag(std::string_view key, bool fallback) const {
+    const auto node = optional(key);
+    return node ? read_bool(reader, *node, map.path_of(key)) : fallback;
+  }
+  [[nodiscard]] double divisor() const {
+    const auto node = optional("divisor");
+    if (!node) return 4.0;
+    const double value = read_number(reader, *node, map.path_of("divisor"));
+    if (!(value > 1.0)) {
+      reader.fail(*node, map.path_of("divisor"), "must be a number > 1, got " + node->text());
+    }
+    return value;
+  }
+  [[nodiscard]] std::uint64_t max_trials() const {
+    return required_count("max_trials", 1, " (how many trials to create in all)");
+  }
+  [[nodiscard]] std::uint64_t max_concurrent_trials() const {
+    return count("max_concurrent_trials", 0, 16);
+  }
+
+  [[nodiscard]] Length length_value(const Node& node, const std::string& path) const {
+    if (node.is_map()) {
+      const Map units(reader, node, path, {"batches", "records", "epochs"}, "of a length");
+      if (units.entries().size() != 1) {
+        reader.fail(node, path, "a length must have exactly one of 'batches', 'records' or "
+                                "'epochs', got " + std::to_string(units.entries().size()) +
+                                    " fields");
+      }
+      const MapEntry& unit = units.entries().front();
+      return Length{read_count(reader, unit.value, units.path_of(unit.key), 1), unit.key};
+    }
+    if (node.is_scalar() && !node.is_null()) {
+      try {
+        return Length{read_count(reader, node, path, 1), ""};
+      } catch (const ConfigError&) {
+        // fall through to the message that shows both accepted forms
+      }
+    }
+    reader.fail(node, path, "must be an integer >= 1 or a length like {batches: N}, "
+                            "{records: N} or {epochs: N}, got " + describe(node));
+  }
+
+  // single, random and grid: a length is needed to issue absolute validate_after lengths.
+  [[nodiscard]] Length plain_length() const {
+    return length_value(map.require("max_length", " (how long to train each trial, e.g. "
+                                                  "max_length: {batches: 1000} or max_length: "
+                                                  "1000)"),
+                        map.path_of("max_length"));
+  }
+
+  // ASHA searchers also take Determined 0.38's form: time_metric plus max_time.
+  [[nodiscard]] Length asha_length() const {
+    const bool has_time = map.has("max_time") || map.has("time_metric");
+    if (map.has("max_length") && has_time) {
+      const std::string key = map.has("max_time") ? "max_time" : "time_metric";
+      reader.fail(map.get(key), map.path_of(key),
+                  "give either max_length or time_metric with max_time, not both");
+    }
+    if (!has_time) {
+      return length_value(
+          map.require("max_length", " (the longest a trial trains, e.g. max_length: "
+                                    "{batches: 1000}; or give time_metric and max_time)"),
+          map.path_of("max_length"));
+    }
+    const Node& time_metric =
+        map.require("time_metric", " (max_time is given; time_metric names its unit, e.g. "
+                                   "time_metric: batches)");
+    const Node& max_time =
+        map.require("max_time", " (time_metric is given; max_time is the longest a trial "
+                                "trains, in time_metric units)");
+    const std::string unit = read_string(reader, time_metric, map.path_of("time_metric"));
+    return Length{read_count(reader, max_time, map.path_of("max_time"), 1), unit};
+  }
+
+  [[nodiscard]] AdaptiveMode mode() const {
+    const auto node = optional("mode");
+    if (!node) return AdaptiveMode::kStandard;
+    const std::string text = read_string(reader, *node, map.path_of("mode"));
+    if (text == "aggressive") return AdaptiveMode::kAggressive;
+    if (text == "standard") return AdaptiveMode::kStandard;
+    if (text == "conservative") return AdaptiveMode::kConservative;
+    reader.fail(*node, map.path_of("mode"),
+                "must be one of 'aggressive', 'standard', 'conservative', got " + describe(*node));
+  }
+
+  [[nodiscard]] std::vector<std::uint64_t> bracket_rungs() const {
+    const auto node = optional("bracket_rungs");
+    std::vector<std::uint64_t> rungs;
+    if (!node) return rungs;
+    if (!node->is_list()) {
+      reader.fail(*node, map.path_of("bracket_rungs"),
+                  "must be a list of integers >= 1, got " + describe(*node));
+    }
+    for (std::size_t i = 0; i < node->items().size(); ++i) {
+      rungs.push_back(read_count(reader, node->items()[i],
+                                 map.path_of("bracket_rungs") + "[" + std::to_string(i) + "]", 1));
+    }
+    return rungs;
+  }
+};
+
+// Rung lengths that repeat make Determined ask a promoted trial for a length it already
+// reached ("operation already completed", mid-experiment); refuse such configs up front.
+void check_rung_lengths(const Reader& reader, const Node& at, const std::string& path,
+                        const std::string& what, std::uint64_t max_length, std::uint64_t rungs,
+                        double divisor) {
+  const std::vector<std::uint64_t> lengths = asha_rung_lengths(max_length, rungs, divisor);
+  std::uint64_t usable = 1;  // the most rungs whose lengths still strictly increase
+  while (usable < rungs) {
+    const std::vector<std::uint64_t> fewer = asha_rung_lengths(max_length, usable + 1, divisor);
+    if (std::adjacent_find(fewer.begin(), fewer.end(), std::greater_equal<>()) != fewer.end()) break;
+    ++usable;
+  }
+  if (std::adjacent_find(lengths.begin(), lengths.end(), std::greater_equal<>()) == lengths.end()) {
+    return;
+  }
+  std::string shown;
+  for (const std::uint64_t length : lengths) {
+    if (!shown.empty()) shown += ", ";
+    shown += std::to_string(length);
+  }
+  std::ostringstream divisor_text;
+  divisor_text << divisor;
+  reader.fail(at, path,
+              what + " with divisor " + divisor_text.str() + " and max_length " +
+                  std::to_string(max_length) + " gives rung lengths " + shown +
+                  ", which repeat: a promoted trial would be asked to train to a length it has "
+                  "already reached; use at most " + std::to_string(usable) +
+                  " rungs, a larger max_length or a larger divisor");
+}
+
+// Determined before 0.13 counted training in steps of `batches_per_step` batches (default
+// 100); 0.13 replaced max_steps (single, random, grid) and target_trial_steps (the halving
+// searchers) by max_length. Say what the field became, with the conversion.
+void refuse_steps(const Reader& reader, const Node& searcher, const Node& top) {
+  for (const char* field : {"max_steps", "target_trial_steps"}) {
+    const Node* steps = searcher.find(field);
+    if (steps == nullptr) continue;
+    const std::string path = join_path("searcher", field);
+    std::string message = std::string(field) + " was replaced by max_length in Determined 0.13 "
+                          "(lengths are no longer counted in steps)";
+    const Node* per_step = top.is_map() ? top.find("scheduling_unit") : nullptr;
+    std::string per_step_name = "scheduling_unit";
+    if (per_step == nullptr && top.is_map()) {
+      per_step = top.find("batches_per_step");
+      per_step_name = "batches_per_step";
+    }
+    const bool known = per_step != nullptr && per_step->kind() == NodeKind::kInt &&
+                       per_step->value().is_number_integer() && per_step->value().get<std::int64_t>() > 0;
+    const std::uint64_t batches = known ? per_step->value().get<std::uint64_t>() : 100;
+    if (steps->kind() == NodeKind::kInt && steps->value().is_number_integer() &&
+        steps->value().get<std::int64_t>() > 0 &&
+        steps->value().get<std::uint64_t>() <= std::numeric_limits<std::uint64_t>::max() / batches) {
+      const std::uint64_t n = steps->value().get<std::uint64_t>();
+      message += ": " + std::to_string(n) + " steps of " + std::to_string(batches) + " batches " +
+                 (known ? "(" + per_step_name + ")" : "(the default batches_per_step)") +
+                 " is max_length: {batches: " + std::to_string(n * batches) + "}";
+    } else {
+      message += ": use max_length: {batches: N}, N = steps x " + std::to_string(batches) +
+                 " batches per step";
+    }
+    reader.fail(*steps, path, message);
+  }
+}
+
+// A sampler's options: `searcher.sampler` as a map (or none: a bare name takes the defaults).
+struct OptionParser {
+  const Reader& reader;
+  const Map* map;
+
+  [[nodiscard]] const Node* optional(std::string_view key) const {
+    if (map == nullptr || !map->has(key) || map->get(key).is_null()) return nullptr;
+    return &map->get(key);
+  }
+  [[nodiscard]] std::uint64_t count(std::string_view key, std::uint64_t minimum,
+                                    std::uint64_t fallback) const {
+    const Node* node = optional(key);
+    return node ? read_count(reader, *node, map->path_of(key), minimum) : fallback;
+  }
+  // A number in [lo, hi] (or (lo, hi) where open), e.g. "must be a number in (0, 1), got 2".
+  [[nodiscard]] double number(std::string_view key, double fallback, double lo, bool lo_open,
+                              double hi, bool hi_open) const {
+    const Node* node = optional(key);
+    if (!node) return fallback;
+    const double value = read_number(reader, *node, map->path_of(key));
+    const bool above = lo_open ? value > lo : value >= lo;
+    const bool below = hi_open ? value < hi : value <= hi;
+    if (!above || !below) {
+      std::ostringstream range;
+      range << (lo_open ? "(" : "[") << lo << ", ";
+      if (std::isinf(hi)) {
+        range << "infinity)";
+      } else {
+        range << hi << (hi_open ? ")" : "]");
+      }
+      reader.fail(*node, map->path_of(key),
+                  "must be a number in " + range.str() + ", got " + node->text());
+    }
+    return value;
+  }
+  void model(ModelOptions& options) const {
+    options.random_fraction =
+        number("random_fraction", options.random_fraction, 0, false, 1, false);
+    options.min_observations = count("min_observations", 0, options.min_observations);
+    options.max_observations = count("max_observations", 2, options.max_observations);
+    options.candidates = count("candidates", 1, options.candidates);
+  }
+};
+
+// ---- the table -------------------------------------------------------------------------------
+
+// One method: what users see, how its section is read (the max_length it trains to, then its
+// config), and how it is made.
+struct MethodRow {
+  CatalogEntry entry;
+  Length (*length)(const SearcherParser&);
+  MethodConfig (*parse)(const SearcherParser&, std::uint64_t max_length);
+  AnyMethod (*make)(const MethodConfig&, std::optional<std::uint64_t> capacity);
+};
+
+struct SamplerRow {
+  CatalogEntry entry;
+  SamplerConfig (*parse)(const OptionParser&);
+  AnySampler (*make)(const SamplerConfig&, const HyperparameterSpace&);
+};
+
+// max_trials, at most the sampler's number of distinct configurations.
+std::uint64_t capped(std::uint64_t max_trials, std::optional<std::uint64_t> capacity) {
+  return capacity ? std::min(max_trials, *capacity) : max_trials;
+}
+
+Length plain_length(const SearcherParser& p) { return p.plain_length(); }
+Length asha_length(const SearcherParser& p) { return p.asha_length(); }
+
+const std::vector<MethodRow>& method_rows() {
+  static const std::vector<MethodRow> rows{
+      {{"single", "one trial trained to max_length", {"max_length"}, {"single"}},
+       plain_length,
+       [](const SearcherParser&, std::uint64_t max_length) -> MethodConfig {
+         return SingleConfig{max_length};
+       },
+       [](const MethodConfig& c, std::optional<std::uint64_t>) {
+         return AnyMethod(RandomSearch(std::get<SingleConfig>(c)));
+       }},
+      {{"random", "max_trials trials, each trained to max_length",
+        {"max_length", "max_trials", "max_concurrent_trials"}, {"random"}},
+       plain_length,
+       [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
+         return RandomConfig{.max_length = max_length,
+                             .max_trials = p.max_trials(),
+                             .max_concurrent_trials = p.max_concurrent_trials()};
+       },
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+         RandomConfig config = std::get<RandomConfig>(c);
+         config.max_trials = capped(config.max_trials, capacity);
+         return AnyMethod(RandomSearch(config));
+       }},
+      {{"grid", "every point of the grid sampler, each trained to max_length",
+        {"max_length", "max_concurrent_trials"}, {"grid"}},
+       plain_length,
+       [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
+         return GridConfig{.max_length = max_length,
+                           .max_concurrent_trials = p.max_concurrent_trials()};
+       },
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+         HPSEARCH_ASSERT(capacity.has_value(), "the grid method needs the grid sampler");
+         return AnyMethod(GridSearch(std::get<GridConfig>(c), *capacity));
+       }},
+      {{"async_halving", "asynchronous successive halving (ASHA), promotion or stop_once",
+        {"max_length", "time_metric", "max_time", "max_trials", "num_rungs", "divisor",
+         "max_concurrent_trials", "stop_once"},
+        {"asha", "asha_stopping"}},
+       asha_length,
+       [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
+         AshaConfig config{
+             .max_length = max_length,
+             .max_trials = p.max_trials(),
+             .num_rungs = p.required_count("num_rungs", 1, " (how many rungs of successive halving)"),
+             .divisor = p.divisor(),
+             .max_concurrent_trials = p.max_concurrent_trials(),
+             .stop_once = p.flag("stop_once", false)};
+         check_rung_lengths(p.reader, p.map.get("num_rungs"), "searcher.num_rungs",
+                            "num_rungs " + std::to_string(config.num_rungs), config.max_length,
+                            config.num_rungs, config.divisor);
+         return config;
+       },
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+         AshaConfig config = std::get<AshaConfig>(c);
+         config.max_trials = capped(config.max_trials, capacity);
+         return AnyMethod(AshaSearch(config));
+       }},
+      {{"adaptive_asha", "brackets of ASHA with different early-stopping rates",
+        {"max_length", "time_metric", "max_time", "max_trials", "bracket_rungs", "mode",
+         "divisor", "max_rungs", "max_concurrent_trials", "stop_once"},
+        {"adaptive_asha"}},
+       asha_length,
+       [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
+         AdaptiveAshaConfig config{.max_length = max_length,
+                                   .max_trials = p.max_trials(),
+                                   .mode = p.mode(),
+                                   .divisor = p.divisor(),
+                                   .max_rungs = p.count("max_rungs", 1, 5),
+                                   .bracket_rungs = p.bracket_rungs(),
+                                   .max_concurrent_trials = p.max_concurrent_trials(),
+                                   .stop_once = p.flag("stop_once", false)};
+         const bool listed = p.map.has("bracket_rungs") && !p.map.get("bracket_rungs").is_null();
+         for (const Bracket& bracket : adaptive_brackets(config)) {
+           check_rung_lengths(p.reader, listed ? p.map.get("bracket_rungs") : p.map.node(),
+                              listed ? "searcher.bracket_rungs" : "searcher",
+                              "a bracket of " + std::to_string(bracket.num_rungs) + " rungs",
+                              config.max_length, bracket.num_rungs, config.divisor);
+         }
+         return config;
+       },
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+         AdaptiveAshaConfig config = std::get<AdaptiveAshaConfig>(c);
+         config.max_trials = capped(config.max_trials, capacity);
+         return AnyMethod(AdaptiveAsha(config));
+       }},
+  };
+  return rows;
+}
+
+const std::vector<SamplerRow>& sampler_rows() {
+  static const std::vector<SamplerRow> rows{
+      {{"random", "independent draws, Determined's (the default)", {}, {"random"}},
+       [](const OptionParser&) -> SamplerConfig { return RandomSamplerConfig{}; },
+       [](const SamplerConfig&, const HyperparameterSpace& space) {
+         return AnySampler(RandomSampler(space));
+       }},
+      {{"grid", "the grid's points in Determined's order (the grid method's sampler)", {}, {"grid"}},
+       [](const OptionParser&) -> SamplerConfig { return GridSamplerConfig{}; },
+       [](const SamplerConfig&, const HyperparameterSpace& space) {
+         return AnySampler(GridSampler(space));
+       }},
+      {{"tpe", "tree-structured Parzen estimators, multivariate, over every length",
+        {"gamma", "prior_weight", "random_fraction", "min_observations", "max_observations",
+         "candidates"},
+        {"tpe"}},
+       [](const OptionParser& p) -> SamplerConfig {
+         TpeConfig config;
+         p.model(config.model);
+         config.gamma = p.number("gamma", config.gamma, 0, true, 1, true);
+         config.prior_weight = p.number("prior_weight", config.prior_weight, 0, true,
+                                        std::numeric_limits<double>::infinity(), true);
+         return config;
+       },
+       [](const SamplerConfig& c, const HyperparameterSpace& space) {
+         return AnySampler(TpeSampler(space, std::get<TpeConfig>(c)));
+       }},
+      {{"gp", "Gaussian-process Bayesian optimisation, the length as an input",
+        {"random_fraction", "min_observations", "max_observations", "candidates",
+         "fit_observations", "refit_growth"},
+        {"gp"}},
+       [](const OptionParser& p) -> SamplerConfig {
+         GpConfig config;
+         p.model(config.model);
+         config.fit_observations = p.count("fit_observations", 2, config.fit_observations);
+         config.refit_growth = p.number("refit_growth", config.refit_growth, 1, false,
+                                        std::numeric_limits<double>::infinity(), true);
+         return config;
+       },
+       [](const SamplerConfig& c, const HyperparameterSpace& space) {
+         return AnySampler(GpSampler(space, std::get<GpConfig>(c)));
+       }},
+  };
+  return rows;
+}
+
+// "'a', 'b', 'c'" for messages.
+template <class Row>
+std::string quoted_names(const std::vector<Row>& rows) {
+  std::string text;
+  for (const Row& row : rows) {
+    text += (text.empty() ? "'" : ", '") + std::string(row.entry.name) + "'";
+  }
+  return text;
+}
+
+const MethodRow& method_row(const Reader& reader, const Node& node) {
+  const std::string path = "searcher.name";
+  const std::string names = quoted_names(method_rows());
+  if (node.find("name") == nullptr) {
+    reader.fail(node, path, "missing required field (one of " + names + ")");
+  }
+  const Node& name = *node.find("name");
+  const std::string text = name.is_scalar() ? name.text() : "";
+  for (const Retired& retired : kRetired) {
+    if (text == retired.name) {
+      reader.fail(name, path, "the '" + text + "' searcher " + std::string(retired.advice));
+    }
+  }
+  for (const MethodRow& row : method_rows()) {
+    if (text == row.entry.name) return row;
+  }
+  reader.fail(name, path, "must be one of " + names + ", got " + describe(name));
+}
+
+// The grid method trains every point of the grid once: its sampler is the grid.
+void check_pairing(const Reader& reader, const Node& at, const std::string& path,
+                   const MethodConfig& method, const SamplerConfig& sampler) {
+  if (std::holds_alternative<GridConfig>(method) &&
+      !std::holds_alternative<GridSamplerConfig>(sampler)) {
+    reader.fail(at, path,
+                "the 'grid' searcher trains every point of the grid, so its sampler is 'grid', "
+                "got '" + sampler_name(sampler) + "' (to use that sampler, name a searcher "
+                "that samples: 'random', 'async_halving' or 'adaptive_asha')");
+  }
+}
+
+// `searcher.sampler`: a name, or a map with the name and options.
+SamplerConfig parse_sampler(const Reader& reader, const Node& node, const MethodConfig& method) {
+  const std::string path = "searcher.sampler";
+  const std::string names = quoted_names(sampler_rows());
+  const bool as_map = node.is_map();
+  if (!as_map && !node.is_scalar()) {
+    reader.fail(node, path,
+                "must be a sampler name (" + names + ") or a map like {name: tpe, gamma: 0.15}, "
+                "got " + describe(node));
+  }
+  const Node* name = as_map ? node.find("name") : &node;
+  const std::string name_path = as_map ? join_path(path, "name") : path;
+  if (name == nullptr) {
+    reader.fail(node, name_path, "missing required field (one of " + names + ")");
+  }
+  const std::string text = name->is_scalar() ? name->text() : "";
+  const auto row = std::find_if(sampler_rows().begin(), sampler_rows().end(),
+                                [&](const SamplerRow& r) { return text == r.entry.name; });
+  if (row == sampler_rows().end()) {
+    reader.fail(*name, name_path, "must be one of " + names + ", got " + describe(*name));
+  }
+  SamplerConfig config;
+  if (as_map) {
+    std::vector<std::string> fields{"name"};
+    for (const std::string_view field : row->entry.fields) fields.emplace_back(field);
+    const Map map(reader, node, path, fields, "of the '" + text + "' sampler");
+    config = row->parse(OptionParser{reader, &map});
+  } else {
+    config = row->parse(OptionParser{reader, nullptr});
+  }
+  check_pairing(reader, *name, name_path, method, config);
+  return config;
+}
+
+}  // namespace
+
+SearcherSettings parse_searcher(const Reader& reader, const Node& node, const Node& top) {
+  if (!node.is_map()) reader.fail(node, "searcher", "must be a map, got " + describe(node));
+  refuse_steps(reader, node, top);
+  const MethodRow& row = method_row(reader, node);
+  std::vector<std::string> fields(kCommonFields.begin(), kCommonFields.end());
+  for (const std::string_view field : row.entry.fields) fields.emplace_back(field);
+  const Map map(reader, node, "searcher", fields,
+                "of the '" + std::string(row.entry.name) + "' searcher");
+  const SearcherParser p{reader, map};
+
+  SearcherSettings settings;
+  settings.metric = read_string(
+      reader, map.require("metric", " (the name of the validation metric to optimise)"),
+      "searcher.metric");
+  settings.smaller_is_better = p.flag("smaller_is_better", true);
+  if (const auto id = p.optional("source_trial_id")) {
+    (void)read_int(reader, *id, "searcher.source_trial_id");
+  }
+  if (const auto uuid = p.optional("source_checkpoint_uuid")) {
+    (void)read_string(reader, *uuid, "searcher.source_checkpoint_uuid");
+  }
+  settings.max_length = row.length(p);
+  // Determined 0.38's form (time_metric + max_time): the trials' metrics drive the search.
+  if (map.has("time_metric")) settings.time_metric = settings.max_length.unit;
+  settings.method = row.parse(p, settings.max_length.units);
+  const Node* sampler = p.optional("sampler");
+  settings.sampler = sampler ? parse_sampler(reader, *sampler, settings.method)
+                             : default_sampler(settings.method);
+  return settings;
+}
+
+}  // namespace config_detail
+
+const std::vector<CatalogEntry>& catalog_methods() {
+  static const std::vector<CatalogEntry> entries = [] {
+    std::vector<CatalogEntry> out;
+    for (const config_detail::MethodRow& row : config_detail::method_rows()) out.push_back(row.entry);
+    return out;
+  }();
+  return entries;
+}
+
+const std::vector<CatalogEntry>& catalog_samplers() {
+  static const std::vector<CatalogEntry> entries = [] {
+    std::vector<CatalogEntry> out;
+    for (const config_detail::SamplerRow& row : config_detail::sampler_rows()) out.push_back(row.entry);
+    return out;
+  }();
+  return entries;
+}
+
+std::string catalog_help() {
+  const auto section = [](std::string& out, const std::vector<CatalogEntry>& entries) {
+    for (const CatalogEntry& entry : entries) {
+      out += "  " + std::string(entry.name);
+      out.append(entry.name.size() < 16 ? 16 - entry.name.size() : 1, ' ');
+      out += std::string(entry.summary) + "\n";
+      if (entry.fields.empty()) continue;
+      std::string fields;
+      for (const std::string_view field : entry.fields) {
+        fields += (fields.empty() ? "" : ", ") + std::string(field);
+      }
+      out += std::string(18, ' ') + "fields: " + fields + "\n";
+    }
+  };
+  std::string out =
+      "searcher.name: how long trials train (the search method). Every searcher also takes\n"
+      "metric, smaller_is_better, sampler, source_trial_id and source_checkpoint_uuid.\n";
+  section(out, catalog_methods());
+  out += "\nsearcher.sampler: which configuration each new trial gets; a name or a map like\n"
+         "{name: tpe, gamma: 0.15} (default random; the grid searcher's is grid).\n";
+  section(out, catalog_samplers());
+  return out;
+}
+
+// Rows are listed in the order of the variants' alternatives (the catalog test checks it).
+std::string method_name(const MethodConfig& config) {
+  return std::string(config_detail::method_rows()[config.index()].entry.name);
+}
+
+std::string sampler_name(const SamplerConfig& config) {
+  return std::string(config_detail::sampler_rows()[config.index()].entry.name);
+}
+
+SamplerConfig default_sampler(const MethodConfig& method) {
+  if (std::holds_alternative<GridConfig>(method)) return GridSamplerConfig{};
+  return RandomSamplerConfig{};
+}
+
+AnySampler make_sampler(const SamplerConfig& config, const HyperparameterSpace& space) {
+  return config_detail::sampler_rows()[config.index()].make(config, space);
+}
+
+AnyMethod make_method(const MethodConfig& config, std::optional<std::uint64_t> capacity) {
+  return config_detail::method_rows()[config.index()].make(config, capacity);
+}
+
+Searcher make_searcher(const SearcherSettings& settings, HyperparameterSpace space,
+                       std::uint32_t seed) {
+  AnySampler sampler = make_sampler(settings.sampler, space);
+  AnyMethod method = make_method(settings.method, sampler.capacity());
+  return Searcher(std::move(method), std::move(sampler), seed, settings.smaller_is_better);
+}
+
+Searcher make_searcher(const MethodConfig& method, HyperparameterSpace space, std::uint32_t seed,
+                       bool smaller_is_better) {
+  SearcherSettings settings;
+  settings.smaller_is_better = smaller_is_better;
+  settings.method = method;
+  settings.sampler = default_sampler(method);
+  return make_searcher(settings, std::move(space), seed);
+}
+
+}  // namespace hpsearch

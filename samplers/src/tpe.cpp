@@ -1,0 +1,108 @@
+#include "hpsearch/samplers/tpe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "draws.hpp"
+#include "hpsearch/searcher/state_fields.hpp"
+#include "model_common.hpp"
+#include "parzen.hpp"
+
+namespace hpsearch {
+
+using sampler_detail::ParzenEstimator;
+using sampler_detail::RngBits;
+
+namespace {
+// The good group never exceeds this many trials (as in Optuna's default gamma): past it, a
+// larger group only blurs the good density.
+constexpr std::size_t kMaxGood = 25;
+}  // namespace
+
+TpeSampler::TpeSampler(const HyperparameterSpace& space, const TpeConfig& config)
+    : space_(space),
+      encoding_(space),
+      config_(config),
+      store_(encoding_.size(), config.model.max_observations) {}
+
+nlohmann::json TpeSampler::propose(Rng& rng, std::uint32_t trial) {
+  return sampler_detail::propose_point(
+      space_, encoding_, store_, rng, trial,
+      [this](Rng& r, std::vector<double>& point) { return model_point(r, point); });
+}
+
+bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
+  RngBits bits(rng);
+  const std::size_t d = encoding_.size();
+  if (!sampler_detail::use_model(config_.model, store_, bits)) return false;
+  const std::uint64_t observed = store_.observed_trials();
+
+  // Good: the best gamma share of the observed trials, ranked over all lengths (a trial the
+  // scheduler took further ranks first); bad: an even spread of the others, and every trial
+  // training now that is not good (a constant liar).
+  const std::size_t cap = store_.cap();
+  const double wanted = std::ceil(config_.gamma * static_cast<double>(observed));
+  const std::size_t good_count = std::clamp<std::size_t>(
+      static_cast<std::size_t>(wanted), 1,
+      std::min<std::size_t>({cap / 2, kMaxGood, static_cast<std::size_t>(observed) - 1}));
+  std::vector<std::uint32_t> good;
+  store_.leaders(good_count, good);
+  std::vector<std::uint32_t> sorted_good = good;
+  std::sort(sorted_good.begin(), sorted_good.end());
+  const auto is_good = [&](std::uint32_t t) {
+    return std::binary_search(sorted_good.begin(), sorted_good.end(), t);
+  };
+  std::vector<std::uint32_t> bad;
+  store_.spread(cap - good.size(), bad);
+  std::erase_if(bad, is_good);
+  std::sort(bad.begin(), bad.end());
+  std::vector<std::uint32_t> pending;
+  store_.pending(pending);
+  for (const std::uint32_t t : pending) {
+    if (!is_good(t) && !std::binary_search(bad.begin(), bad.end(), t)) bad.push_back(t);
+  }
+  const auto points_of = [&](const std::vector<std::uint32_t>& trials) {
+    std::vector<double> points;
+    points.reserve(trials.size() * d);
+    for (const std::uint32_t t : trials) {
+      const std::span<const double> p = store_.point(t);
+      points.insert(points.end(), p.begin(), p.end());
+    }
+    return points;
+  };
+  const ParzenEstimator above(encoding_.dimensions(), points_of(good), good.size(),
+                              config_.prior_weight);
+  const ParzenEstimator below(encoding_.dimensions(), points_of(bad), bad.size(),
+                              config_.prior_weight);
+
+  std::vector<double> candidate(d);
+  double best_score = -std::numeric_limits<double>::infinity();
+  for (std::uint64_t i = 0; i < std::max<std::uint64_t>(config_.model.candidates, 1); ++i) {
+    above.sample(bits, candidate);
+    encoding_.snap(candidate);
+    const double score = above.log_density(candidate) - below.log_density(candidate);
+    if (score > best_score || i == 0) {
+      best_score = score;
+      point = candidate;
+    }
+  }
+  return true;
+}
+
+nlohmann::json TpeSampler::state() const {
+  nlohmann::json options = sampler_detail::options_json(config_.model);
+  options["gamma"] = config_.gamma;
+  options["prior_weight"] = config_.prior_weight;
+  return {{"sampler_type", "tpe"}, {"options", std::move(options)}, {"store", store_.to_json()}};
+}
+
+void TpeSampler::restore_state(const nlohmann::json& state) {
+  state_fields::expect_type(state, "sampler_state", "sampler_type", "tpe", "sampler");
+  TpeSampler fresh(space_, config_);
+  state_fields::expect_config(state, "sampler_state", "options", fresh.state().at("options"));
+  fresh.store_.restore(state.at("store"));
+  *this = std::move(fresh);
+}
+
+}  // namespace hpsearch
