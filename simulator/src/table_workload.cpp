@@ -114,13 +114,12 @@ struct Column {
 
 class TableWorkload final : public Workload {
  public:
-  TableWorkload(const std::filesystem::path& path, std::string name) : name_(std::move(name)) {
-    std::ifstream in(path);
-    if (!in) throw std::invalid_argument("cannot read table '" + path.string() + "'");
+  TableWorkload(std::istream& in, const std::string& source, std::string name)
+      : name_(std::move(name)) {
     std::string line;
     std::getline(in, line);
     if (line != kHeader) {
-      throw std::invalid_argument(path.string() + ":1: expected the header '" + kHeader + "'");
+      throw std::invalid_argument(source + ":1: expected the header '" + kHeader + "'");
     }
     std::map<std::string, std::size_t> row_of_key;
     std::vector<std::vector<KeyValue>> raw;  // per configuration, in column order
@@ -130,11 +129,11 @@ class TableWorkload final : public Workload {
       try {
         read_line(line, row_of_key, raw, accuracy);
       } catch (const LineError& e) {
-        throw std::invalid_argument(path.string() + ":" + std::to_string(number) + ": " + e.what());
+        throw std::invalid_argument(source + ":" + std::to_string(number) + ": " + e.what());
       }
     }
-    if (raw.empty()) throw std::invalid_argument(path.string() + ": no rows");
-    finish(path, raw, accuracy);
+    if (raw.empty()) throw std::invalid_argument(source + ": no rows");
+    finish(source, raw, accuracy);
   }
 
   std::string_view name() const override { return name_; }
@@ -233,7 +232,7 @@ class TableWorkload final : public Workload {
     at[it->second] = acc;
   }
 
-  void finish(const std::filesystem::path& path, const std::vector<std::vector<KeyValue>>& raw,
+  void finish(const std::string& source, const std::vector<std::vector<KeyValue>>& raw,
               const std::map<double, std::vector<std::optional<double>>>& accuracy) {
     for (std::size_t j = 0; j < columns_.size(); ++j) {
       Column& c = columns_[j];
@@ -252,7 +251,7 @@ class TableWorkload final : public Workload {
         }
       }
       if (numbers == texts) {
-        throw std::invalid_argument(path.string() + ": column '" + c.name +
+        throw std::invalid_argument(source + ": column '" + c.name +
                                     "' must hold only numbers or only strings");
       }
       c.categorical = texts;
@@ -280,7 +279,7 @@ class TableWorkload final : public Workload {
       for (std::size_t row = 0; row < raw.size(); ++row) {
         if (row >= per_config.size() || !per_config[row]) {
           std::ostringstream message;
-          message << path.string() << ": configuration " << row + 1 << " (in order of appearance) has no row at train_frac " << fraction;
+          message << source << ": configuration " << row + 1 << " (in order of appearance) has no row at train_frac " << fraction;
           throw std::invalid_argument(message.str());
         }
         errors_[row].push_back(1 - *per_config[row]);
@@ -313,8 +312,15 @@ class TableWorkload final : public Workload {
 
 }  // namespace
 
+std::unique_ptr<Workload> read_table_workload(std::istream& in, const std::string& source,
+                                              std::string name) {
+  return std::make_unique<TableWorkload>(in, source, std::move(name));
+}
+
 std::unique_ptr<Workload> make_table_workload(const std::filesystem::path& csv, std::string name) {
-  return std::make_unique<TableWorkload>(csv, std::move(name));
+  std::ifstream in(csv);
+  if (!in) throw std::invalid_argument("cannot read table '" + csv.string() + "'");
+  return read_table_workload(in, csv.string(), std::move(name));
 }
 
 }  // namespace hpsearch
