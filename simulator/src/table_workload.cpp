@@ -85,7 +85,9 @@ class DictReader {
     }
     double number = 0;
     const auto result = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), number);
-    if (result.ec != std::errc()) fail("expected a number, a quoted string or None");
+    if (result.ec != std::errc() || !std::isfinite(number)) {
+      fail("expected a number, a quoted string or None");
+    }
     pos_ = static_cast<std::size_t>(result.ptr - text_.data());
     return {number, std::nullopt};
   }
@@ -94,11 +96,16 @@ class DictReader {
   std::size_t pos_ = 0;
 };
 
-double parse_number(std::string_view field, const char* column) {
+// A number in [low, high] (from_chars would also take "nan" and "inf").
+double parse_number(std::string_view field, const char* column, double low, double high) {
   double value = 0;
   const auto result = std::from_chars(field.data(), field.data() + field.size(), value);
-  if (field.empty() || result.ec != std::errc() || result.ptr != field.data() + field.size()) {
-    throw LineError(std::string(column) + ": expected a number, got '" + std::string(field) + "'");
+  if (field.empty() || result.ec != std::errc() || result.ptr != field.data() + field.size() ||
+      !(value >= low && value <= high)) {
+    std::ostringstream expected;
+    expected << column << ": expected a number in [" << low << ", " << high << "], got '"
+             << field << "'";
+    throw LineError(expected.str());
   }
   return value;
 }
@@ -205,14 +212,21 @@ class TableWorkload final : public Workload {
     if (fields.size() != 7) {
       throw LineError("expected 8 columns, got " + std::to_string(fields.size() + 1));
     }
-    const double fraction = parse_number(fields[0], "train_frac");
-    const double acc = parse_number(fields[3], "acc");
+    // A fraction of the training set, and an accuracy.
+    const double fraction = parse_number(fields[0], "train_frac", 0, 1);
+    const double acc = parse_number(fields[3], "acc", 0, 1);
     auto [it, inserted] = row_of_key.try_emplace(key, raw.size());
     if (inserted) {
       std::vector<KeyValue> values;
       const auto entries = DictReader(key).read();
       if (columns_.empty()) {
-        for (const auto& [name, value] : entries) columns_.push_back({name});
+        for (const auto& entry : entries) {
+          const auto same = [&](const Column& c) { return c.name == entry.first; };
+          if (std::any_of(columns_.begin(), columns_.end(), same)) {
+            throw LineError("hp_key: key '" + entry.first + "' appears twice");
+          }
+          columns_.push_back({entry.first});
+        }
       }
       if (entries.size() != columns_.size()) {
         throw LineError("hp_key: expected the keys of the first row");

@@ -249,7 +249,7 @@ TEST_CASE("searcher-sim run: golden summary of a run derived by hand") {
   // counting-ones-1 at (1, 0.5) is -1.5. The best is the first trial to finish at length 8,
   // the first created, whose request id for seed 0 is spec 1.2's golden one.
   CHECK(result.out ==
-        "searcher 'async_halving' on workload 'counting-ones', 4 worker(s), seed 0\n"
+        "searcher 'async_halving' on workload 'counting-ones-1', 4 worker(s), seed 0\n"
         "best metric -1.5 (trial ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8), found at 8 s\n"
         "first trial at max_length after 8 s\n"
         "trials created 8; validations per length: 2:8 4:8 8:8\n"

@@ -75,7 +75,17 @@ TEST_CASE("table workload: unreadable tables name the file, line and column") {
   CHECK(error_of("a,b\n") ==
         "bad.csv:1: expected the header 'hp_key,train_frac,f1,f1_std,acc,acc_std,auc,auc_std'");
   CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,x,0,0,0\n") ==
-        "bad.csv:2: acc: expected a number, got 'x'");
+        "bad.csv:2: acc: expected a number in [0, 1], got 'x'");
+  // Found by fuzzing (fuzz/corpus/table/regress-*): numbers that are not finite or out of
+  // range, and a key given twice.
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",nan,0,0,0.5,0,0,0\n") ==
+        "bad.csv:2: train_frac: expected a number in [0, 1], got 'nan'");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,1.5,0,0,0\n") ==
+        "bad.csv:2: acc: expected a number in [0, 1], got '1.5'");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': inf}\",0.5,0,0,0.5,0,0,0\n") ==
+        "bad.csv:2: hp_key: expected a number, a quoted string or None at character 7");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0, 'c': 2.0}\",0.5,0,0,0.5,0,0,0\n") ==
+        "bad.csv:2: hp_key: key 'c' appears twice");
   CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,0.5,0,0\n") ==
         "bad.csv:2: expected 8 columns, got 7");
   CHECK(error_of(std::string(kHeader) + "\"{'c': True}\",0.5,0,0,0.5,0,0,0\n") ==
