@@ -2,8 +2,10 @@
 # Installs the Debian packages hpsearch builds with (Debian 12). Safe to run again.
 set -euo pipefail
 # python3 and python3-sklearn: the runner's tests and its scikit-learn example search (CI).
+# clang and libclang-rt-14-dev: the sanitized build with libFuzzer (scripts/test.sh, fuzz.sh).
 packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
-          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn)
+          libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn
+          clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
