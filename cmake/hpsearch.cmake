@@ -41,6 +41,9 @@ function(hpsearch_add_module name)
   target_link_libraries(hpsearch_${name}
     PUBLIC ${ARG_PUBLIC_DEPS}
     PRIVATE ${ARG_PRIVATE_DEPS} hpsearch::warnings)
+  # Determined computes with Go, which never fuses a multiply and an add on amd64; neither may
+  # we, or -march=native builds would drift from Go's bits (searcher/src/go_math.cpp).
+  target_compile_options(hpsearch_${name} PRIVATE -ffp-contract=off)
   if(HPSEARCH_FUZZ)
     target_compile_options(hpsearch_${name} PRIVATE -fsanitize=fuzzer-no-link)
   endif()

@@ -55,15 +55,15 @@ std::vector<std::string> top_level_fields() {
           "workspace"};
 }
 
-std::optional<std::uint32_t> parse_seed(const Reader& reader, const YAML::Node& node) {
-  if (is_null(node)) return std::nullopt;
+std::optional<std::uint32_t> parse_seed(const Reader& reader, const Node& node) {
+  if (node.is_null()) return std::nullopt;
   const Map map(reader, node, "reproducibility", {"experiment_seed"}, "of reproducibility");
-  if (!map.has("experiment_seed") || is_null(map.get("experiment_seed"))) return std::nullopt;
-  const YAML::Node seed = map.get("experiment_seed");
+  if (!map.has("experiment_seed") || map.get("experiment_seed").is_null()) return std::nullopt;
+  const Node& seed = map.get("experiment_seed");
   const std::uint64_t value = read_count(reader, seed, "reproducibility.experiment_seed", 0);
   if (value > std::numeric_limits<std::uint32_t>::max()) {
     reader.fail(seed, "reproducibility.experiment_seed",
-                "must be an integer between 0 and 4294967295, got " + seed.Scalar());
+                "must be an integer between 0 and 4294967295, got " + seed.text());
   }
   return static_cast<std::uint32_t>(value);
 }
@@ -74,24 +74,21 @@ std::optional<std::uint32_t> parse_seed(const Reader& reader, const YAML::Node& 
 ExperimentConfig parse_config(std::string_view text, const std::string& source) {
   using namespace config_detail;
   const Reader reader(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(reader.location(e.mark), "", "invalid YAML: " + e.msg);
-  }
-  if (!root.IsDefined() || root.IsNull()) {
+  const Node root = read_document(text, source);
+  if (!root.defined() || root.is_null()) {
     throw ConfigError(source, "", "the config is empty; it needs at least a searcher section");
   }
   const Map top(reader, root, "", top_level_fields(), "of an experiment config");
 
   ExperimentConfig config;
   config.searcher = parse_searcher(
-      reader, top.require("searcher", " (the searcher section, e.g. searcher: {name: random, "
-                                      "metric: loss, max_trials: 10, max_length: 100})"));
+      reader,
+      top.require("searcher", " (the searcher section, e.g. searcher: {name: random, "
+                              "metric: loss, max_trials: 10, max_length: 100})"),
+      root);
   const bool grid = std::holds_alternative<GridConfig>(config.searcher.method);
   if (top.has("hyperparameters")) {
-    const YAML::Node node = top.get("hyperparameters");
+    const Node& node = top.get("hyperparameters");
     config.hyperparameters = parse_hyperparameters(reader, node, "hyperparameters",
                                                    grid ? SpaceUse::kGrid : SpaceUse::kSampled);
     if (grid) {
@@ -105,10 +102,10 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source) 
   if (top.has("reproducibility")) {
     config.experiment_seed = parse_seed(reader, top.get("reproducibility"));
   }
-  if (top.has("entrypoint") && !is_null(top.get("entrypoint"))) {
+  if (top.has("entrypoint") && !top.get("entrypoint").is_null()) {
     config.entrypoint = to_json(reader, top.get("entrypoint"), "entrypoint");
   }
-  if (top.has("max_restarts") && !is_null(top.get("max_restarts"))) {
+  if (top.has("max_restarts") && !top.get("max_restarts").is_null()) {
     config.max_restarts = read_count(reader, top.get("max_restarts"), "max_restarts", 0);
   }
   return config;

@@ -10,7 +10,7 @@ struct HpParser {
   SpaceUse use;
 
   std::optional<std::uint64_t> count(const Map& map) const {
-    if (map.has("count") && !is_null(map.get("count"))) {
+    if (map.has("count") && !map.get("count").is_null()) {
       return read_count(reader, map.get("count"), map.path_of("count"), 1);
     }
     if (use == SpaceUse::kGrid) {
@@ -25,14 +25,14 @@ struct HpParser {
   void check_order(const Map& map, Bound minval, Bound maxval) const {
     if (!(minval < maxval)) {
       reader.fail(map.get("maxval"), map.path_of("maxval"),
-                  "minval must be less than maxval, got minval " + map.get("minval").Scalar() +
-                      " and maxval " + map.get("maxval").Scalar());
+                  "minval must be less than maxval, got minval " + map.get("minval").text() +
+                      " and maxval " + map.get("maxval").text());
     }
   }
 
-  Hyperparameter typed(const YAML::Node& node, const std::string& path) const {
-    const YAML::Node type_node = node["type"];
-    const std::string type = type_node.IsScalar() ? type_node.Scalar() : describe(type_node);
+  Hyperparameter typed(const Node& node, const std::string& path) const {
+    const Node& type_node = *node.find("type");
+    const std::string type = type_node.is_scalar() ? type_node.text() : describe(type_node);
     const std::string owner = "of a hyperparameter of type '" + type + "'";
     if (type == "const") {
       const Map map(reader, node, path, {"type", "val"}, owner);
@@ -66,20 +66,21 @@ struct HpParser {
       check_order(map, hp.minval, hp.maxval);
       if (hp.base <= 0) {
         reader.fail(map.get("base"), map.path_of("base"),
-                    "must be a number > 0, got " + map.get("base").Scalar());
+                    "must be a number > 0, got " + map.get("base").text());
       }
       hp.count = count(map);
       return hp;
     }
     if (type == "categorical") {
       const Map map(reader, node, path, {"type", "vals"}, owner);
-      const YAML::Node vals = map.require("vals", " (the list of values to choose from)");
-      if (!vals.IsSequence()) {
+      const Node& vals = map.require("vals", " (the list of values to choose from)");
+      if (!vals.is_list()) {
         reader.fail(vals, map.path_of("vals"), "must be a list, got " + describe(vals));
       }
       CategoricalHp hp;
-      for (std::size_t i = 0; i < vals.size(); ++i) {
-        hp.values.push_back(to_json(reader, vals[i], map.path_of("vals") + "[" + std::to_string(i) + "]"));
+      for (std::size_t i = 0; i < vals.items().size(); ++i) {
+        hp.values.push_back(
+            to_json(reader, vals.items()[i], map.path_of("vals") + "[" + std::to_string(i) + "]"));
       }
       if (hp.values.empty() && use == SpaceUse::kSampled) {
         reader.fail(vals, map.path_of("vals"),
@@ -93,16 +94,16 @@ struct HpParser {
                     describe(type_node));
   }
 
-  HyperparameterSpace space(const YAML::Node& node, const std::string& path) const {
+  HyperparameterSpace space(const Node& node, const std::string& path) const {
     std::vector<NamedHyperparameter> entries;
-    for (const auto& [key, value] : map_entries(reader, node, path)) {
-      const std::string child = join_path(path, key.Scalar());
-      if (!value.IsMap()) {
-        entries.push_back({key.Scalar(), ConstHp{to_json(reader, value, child)}});
-      } else if (value["type"]) {
-        entries.push_back({key.Scalar(), typed(value, child)});
+    for (const MapEntry& entry : map_entries(reader, node, path)) {
+      const std::string child = join_path(path, entry.key);
+      if (!entry.value.is_map()) {
+        entries.push_back({entry.key, ConstHp{to_json(reader, entry.value, child)}});
+      } else if (entry.value.find("type") != nullptr) {
+        entries.push_back({entry.key, typed(entry.value, child)});
       } else {
-        entries.push_back({key.Scalar(), space(value, child)});
+        entries.push_back({entry.key, space(entry.value, child)});
       }
     }
     return HyperparameterSpace(std::move(entries));
@@ -111,9 +112,9 @@ struct HpParser {
 
 }  // namespace
 
-HyperparameterSpace parse_hyperparameters(const Reader& reader, const YAML::Node& node,
+HyperparameterSpace parse_hyperparameters(const Reader& reader, const Node& node,
                                           const std::string& path, SpaceUse use) {
-  if (is_null(node)) return HyperparameterSpace();
+  if (node.is_null()) return HyperparameterSpace();
   return HpParser{reader, use}.space(node, path);
 }
 

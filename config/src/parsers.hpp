@@ -1,8 +1,6 @@
 #pragma once
 // Private to config/: the section parsers.
 
-#include <yaml-cpp/yaml.h>
-
 #include <string>
 
 #include "hpsearch/config/config.hpp"
@@ -11,7 +9,8 @@
 namespace hpsearch::config_detail {
 
 /// The `searcher:` section.
-[[nodiscard]] SearcherSettings parse_searcher(const Reader& reader, const YAML::Node& node);
+[[nodiscard]] SearcherSettings parse_searcher(const Reader& reader, const Node& node,
+                                              const Node& top);
 
 /// What the searcher needs of the hyperparameters: grid needs counts and tolerates empty
 /// categoricals; every other searcher samples, so an empty categorical is an error.
@@ -19,7 +18,7 @@ enum class SpaceUse { kSampled, kGrid };
 
 /// The `hyperparameters:` section (spec 4.1).
 [[nodiscard]] HyperparameterSpace parse_hyperparameters(const Reader& reader,
-                                                        const YAML::Node& node,
+                                                        const Node& node,
                                                         const std::string& path, SpaceUse use);
 
 }  // namespace hpsearch::config_detail

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <optional>
 #include <string_view>
@@ -46,9 +47,9 @@ struct SearcherParser {
   const Map& map;
 
   // The value of an optional field; null counts as absent (Determined applies the default).
-  [[nodiscard]] std::optional<YAML::Node> optional(std::string_view key) const {
-    if (!map.has(key) || is_null(map.get(key))) return std::nullopt;
-    return map.get(key);
+  [[nodiscard]] const Node* optional(std::string_view key) const {
+    if (!map.has(key) || map.get(key).is_null()) return nullptr;
+    return &map.get(key);
   }
   [[nodiscard]] std::uint64_t count(std::string_view key, std::uint64_t minimum,
                                     std::uint64_t fallback) const {
@@ -68,7 +69,7 @@ struct SearcherParser {
     if (!node) return 4.0;
     const double value = read_number(reader, *node, map.path_of("divisor"));
     if (!(value > 1.0)) {
-      reader.fail(*node, map.path_of("divisor"), "must be a number > 1, got " + node->Scalar());
+      reader.fail(*node, map.path_of("divisor"), "must be a number > 1, got " + node->text());
     }
     return value;
   }
@@ -79,18 +80,18 @@ struct SearcherParser {
     return count("max_concurrent_trials", 0, 16);
   }
 
-  [[nodiscard]] Length length_value(const YAML::Node& node, const std::string& path) const {
-    if (node.IsMap()) {
+  [[nodiscard]] Length length_value(const Node& node, const std::string& path) const {
+    if (node.is_map()) {
       const Map units(reader, node, path, {"batches", "records", "epochs"}, "of a length");
       if (units.entries().size() != 1) {
         reader.fail(node, path, "a length must have exactly one of 'batches', 'records' or "
                                 "'epochs', got " + std::to_string(units.entries().size()) +
                                     " fields");
       }
-      const auto& [key, value] = units.entries().front();
-      return Length{read_count(reader, value, units.path_of(key.Scalar()), 1), key.Scalar()};
+      const MapEntry& unit = units.entries().front();
+      return Length{read_count(reader, unit.value, units.path_of(unit.key), 1), unit.key};
     }
-    if (node.IsScalar() && !is_null(node)) {
+    if (node.is_scalar() && !node.is_null()) {
       try {
         return Length{read_count(reader, node, path, 1), ""};
       } catch (const ConfigError&) {
@@ -123,10 +124,10 @@ struct SearcherParser {
                                     "{batches: 1000}; or give time_metric and max_time)"),
           map.path_of("max_length"));
     }
-    const YAML::Node time_metric =
+    const Node& time_metric =
         map.require("time_metric", " (max_time is given; time_metric names its unit, e.g. "
                                    "time_metric: batches)");
-    const YAML::Node max_time =
+    const Node& max_time =
         map.require("max_time", " (time_metric is given; max_time is the longest a trial "
                                 "trains, in time_metric units)");
     const std::string unit = read_string(reader, time_metric, map.path_of("time_metric"));
@@ -148,12 +149,12 @@ struct SearcherParser {
     const auto node = optional("bracket_rungs");
     std::vector<std::uint64_t> rungs;
     if (!node) return rungs;
-    if (!node->IsSequence()) {
+    if (!node->is_list()) {
       reader.fail(*node, map.path_of("bracket_rungs"),
                   "must be a list of integers >= 1, got " + describe(*node));
     }
-    for (std::size_t i = 0; i < node->size(); ++i) {
-      rungs.push_back(read_count(reader, (*node)[i],
+    for (std::size_t i = 0; i < node->items().size(); ++i) {
+      rungs.push_back(read_count(reader, node->items()[i],
                                  map.path_of("bracket_rungs") + "[" + std::to_string(i) + "]", 1));
     }
     return rungs;
@@ -162,7 +163,7 @@ struct SearcherParser {
 
 // Rung lengths that repeat make Determined ask a promoted trial for a length it already
 // reached ("operation already completed", mid-experiment); refuse such configs up front.
-void check_rung_lengths(const Reader& reader, const YAML::Node& at, const std::string& path,
+void check_rung_lengths(const Reader& reader, const Node& at, const std::string& path,
                         const std::string& what, std::uint64_t max_length, std::uint64_t rungs,
                         double divisor) {
   const std::vector<std::uint64_t> lengths = asha_rung_lengths(max_length, rungs, divisor);
@@ -190,13 +191,47 @@ void check_rung_lengths(const Reader& reader, const YAML::Node& at, const std::s
                   " rungs, a larger max_length or a larger divisor");
 }
 
-std::string searcher_name(const Reader& reader, const YAML::Node& node) {
+// Determined before 0.13 counted training in steps of `batches_per_step` batches (default
+// 100); 0.13 replaced max_steps (single, random, grid) and target_trial_steps (the halving
+// searchers) by max_length. Say what the field became, with the conversion.
+void refuse_steps(const Reader& reader, const Node& searcher, const Node& top) {
+  for (const char* field : {"max_steps", "target_trial_steps"}) {
+    const Node* steps = searcher.find(field);
+    if (steps == nullptr) continue;
+    const std::string path = join_path("searcher", field);
+    std::string message = std::string(field) + " was replaced by max_length in Determined 0.13 "
+                          "(lengths are no longer counted in steps)";
+    const Node* per_step = top.is_map() ? top.find("scheduling_unit") : nullptr;
+    std::string per_step_name = "scheduling_unit";
+    if (per_step == nullptr && top.is_map()) {
+      per_step = top.find("batches_per_step");
+      per_step_name = "batches_per_step";
+    }
+    const bool known = per_step != nullptr && per_step->kind() == NodeKind::kInt &&
+                       per_step->value().is_number_integer() && per_step->value().get<std::int64_t>() > 0;
+    const std::uint64_t batches = known ? per_step->value().get<std::uint64_t>() : 100;
+    if (steps->kind() == NodeKind::kInt && steps->value().is_number_integer() &&
+        steps->value().get<std::int64_t>() > 0 &&
+        steps->value().get<std::uint64_t>() <= std::numeric_limits<std::uint64_t>::max() / batches) {
+      const std::uint64_t n = steps->value().get<std::uint64_t>();
+      message += ": " + std::to_string(n) + " steps of " + std::to_string(batches) + " batches " +
+                 (known ? "(" + per_step_name + ")" : "(the default batches_per_step)") +
+                 " is max_length: {batches: " + std::to_string(n * batches) + "}";
+    } else {
+      message += ": use max_length: {batches: N}, N = steps x " + std::to_string(batches) +
+                 " batches per step";
+    }
+    reader.fail(*steps, path, message);
+  }
+}
+
+std::string searcher_name(const Reader& reader, const Node& node) {
   const std::string path = "searcher.name";
-  if (!node["name"]) {
+  if (node.find("name") == nullptr) {
     reader.fail(node, path, "missing required field (one of " + std::string(kSearcherNames) + ")");
   }
-  const YAML::Node name = node["name"];
-  const std::string text = name.IsScalar() ? name.Scalar() : "";
+  const Node& name = *node.find("name");
+  const std::string text = name.is_scalar() ? name.text() : "";
   for (const Retired& retired : kRetired) {
     if (text == retired.name) {
       reader.fail(name, path, "the '" + text + "' searcher " + std::string(retired.advice));
@@ -211,8 +246,9 @@ std::string searcher_name(const Reader& reader, const YAML::Node& node) {
 
 }  // namespace
 
-SearcherSettings parse_searcher(const Reader& reader, const YAML::Node& node) {
-  if (!node.IsMap()) reader.fail(node, "searcher", "must be a map, got " + describe(node));
+SearcherSettings parse_searcher(const Reader& reader, const Node& node, const Node& top) {
+  if (!node.is_map()) reader.fail(node, "searcher", "must be a map, got " + describe(node));
+  refuse_steps(reader, node, top);
   const std::string name = searcher_name(reader, node);
   std::vector<std::string> fields;
   if (name == "single") fields = {"max_length"};
@@ -279,7 +315,7 @@ SearcherSettings parse_searcher(const Reader& reader, const YAML::Node& node) {
                                          .stop_once = p.flag("stop_once", false),
                                          .smaller_is_better = settings.smaller_is_better};
     const auto& adaptive = std::get<AdaptiveAshaConfig>(settings.method);
-    const bool listed = map.has("bracket_rungs") && !is_null(map.get("bracket_rungs"));
+    const bool listed = map.has("bracket_rungs") && !map.get("bracket_rungs").is_null();
     for (const Bracket& bracket : adaptive_brackets(adaptive)) {
       check_rung_lengths(reader, listed ? map.get("bracket_rungs") : map.node(),
                          listed ? "searcher.bracket_rungs" : "searcher",

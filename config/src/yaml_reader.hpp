@@ -1,14 +1,15 @@
 #pragma once
-// Private to config/: typed, located reads of YAML nodes. Every failure becomes a ConfigError
-// that names the location, the dotted path, the value found and what was expected.
-
-#include <yaml-cpp/yaml.h>
+// Private to config/: typed, located reads of the values of a config document (document.hpp).
+// Every failure becomes a ConfigError that names the location, the dotted path, the value
+// found and what was expected.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "document.hpp"
 
 namespace hpsearch::config_detail {
 
@@ -17,13 +18,12 @@ class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
-  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& path,
-                         const std::string& message) const;
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& path,
+  [[noreturn]] void fail(Mark mark, const std::string& path, const std::string& message) const;
+  [[noreturn]] void fail(const Node& at, const std::string& path,
                          const std::string& message) const {
-    fail(at.Mark(), path, message);
+    fail(at.mark(), path, message);
   }
-  [[nodiscard]] std::string location(const YAML::Mark& mark) const;
+  [[nodiscard]] std::string location(Mark mark) const;
   [[nodiscard]] const std::string& source() const { return source_; }
 
  private:
@@ -35,56 +35,49 @@ class Reader {
 
 /// How a value is shown in a message: numbers, booleans and null as written, strings quoted
 /// and truncated, containers as "a map" / "a list".
-[[nodiscard]] std::string describe(const YAML::Node& node);
+[[nodiscard]] std::string describe(const Node& node);
 
-/// A YAML mapping whose keys were checked: not a map, a duplicate key or an unknown key fail
-/// at once; an unknown key's message lists the valid ones (and the closest, if any).
+/// A map whose keys were checked: not a map or an unknown key fail at once; an unknown key's
+/// message lists the valid ones (and the closest, if any). Refers to the node it was made
+/// from, which must outlive it.
 class Map {
  public:
-  Map(const Reader& reader, const YAML::Node& node, std::string path,
-      std::vector<std::string> allowed, std::string owner);
+  Map(const Reader& reader, const Node& node, std::string path, std::vector<std::string> allowed,
+      std::string owner);
 
-  [[nodiscard]] bool has(std::string_view key) const;
+  [[nodiscard]] bool has(std::string_view key) const { return node_->find(key) != nullptr; }
   /// The value of `key`, or an undefined node if absent.
-  [[nodiscard]] YAML::Node get(std::string_view key) const;
+  [[nodiscard]] const Node& get(std::string_view key) const;
   /// The value of `key`; fails at the map if it is absent: "missing required field" + hint.
-  [[nodiscard]] YAML::Node require(std::string_view key, std::string_view hint = {}) const;
+  [[nodiscard]] const Node& require(std::string_view key, std::string_view hint = {}) const;
   [[nodiscard]] std::string path_of(std::string_view key) const { return join_path(path_, key); }
-  [[nodiscard]] const YAML::Node& node() const { return node_; }
+  [[nodiscard]] const Node& node() const { return *node_; }
   [[nodiscard]] const std::string& path() const { return path_; }
   /// Keys and values in document order.
-  [[nodiscard]] const std::vector<std::pair<YAML::Node, YAML::Node>>& entries() const {
-    return entries_;
-  }
+  [[nodiscard]] const std::vector<MapEntry>& entries() const { return node_->entries(); }
 
  private:
   const Reader* reader_;
-  YAML::Node node_;
+  const Node* node_;
   std::string path_;
-  std::vector<std::pair<YAML::Node, YAML::Node>> entries_;
 };
 
-/// Reads a YAML map without a fixed key set (only duplicate keys are refused).
-[[nodiscard]] std::vector<std::pair<YAML::Node, YAML::Node>> map_entries(
-    const Reader& reader, const YAML::Node& node, const std::string& path);
+/// The entries of a map without a fixed key set; fails if the node is not a map.
+[[nodiscard]] const std::vector<MapEntry>& map_entries(const Reader& reader, const Node& node,
+                                                       const std::string& path);
 
-[[nodiscard]] std::int64_t read_int(const Reader& reader, const YAML::Node& node,
-                                    const std::string& path);
+[[nodiscard]] std::int64_t read_int(const Reader& reader, const Node& node, const std::string& path);
 /// An integer >= minimum ("must be an integer >= 1, got -5").
-[[nodiscard]] std::uint64_t read_count(const Reader& reader, const YAML::Node& node,
+[[nodiscard]] std::uint64_t read_count(const Reader& reader, const Node& node,
                                        const std::string& path, std::uint64_t minimum);
 /// A finite number.
-[[nodiscard]] double read_number(const Reader& reader, const YAML::Node& node,
-                                 const std::string& path);
-[[nodiscard]] bool read_bool(const Reader& reader, const YAML::Node& node, const std::string& path);
-[[nodiscard]] std::string read_string(const Reader& reader, const YAML::Node& node,
+[[nodiscard]] double read_number(const Reader& reader, const Node& node, const std::string& path);
+[[nodiscard]] bool read_bool(const Reader& reader, const Node& node, const std::string& path);
+[[nodiscard]] std::string read_string(const Reader& reader, const Node& node,
                                       const std::string& path);
-/// Whether the node is null (`key:`, `~`, `null`).
-[[nodiscard]] bool is_null(const YAML::Node& node);
 
-/// Any YAML value as JSON, with YAML 1.2 core-schema typing of plain scalars (null, bool,
-/// integer, float, else string); quoted scalars stay strings.
-[[nodiscard]] nlohmann::json to_json(const Reader& reader, const YAML::Node& node,
+/// Any value as JSON (numbers must be finite: JSON has no infinity or NaN).
+[[nodiscard]] nlohmann::json to_json(const Reader& reader, const Node& node,
                                      const std::string& path);
 
 }  // namespace hpsearch::config_detail

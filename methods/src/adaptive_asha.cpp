@@ -5,6 +5,7 @@
 
 #include "hpsearch/methods/method_state.hpp"
 #include "hpsearch/searcher/assert.hpp"
+#include "hpsearch/searcher/go_math.hpp"
 #include "hpsearch/searcher/errors.hpp"
 
 namespace hpsearch {
@@ -14,11 +15,11 @@ std::uint64_t truncate(double x) { return x <= 0 ? 0 : static_cast<std::uint64_t
 }  // namespace
 
 std::uint64_t adaptive_max_rungs(const AdaptiveAshaConfig& config) {
-  const double log_divisor = std::log(config.divisor);
+  const double log_divisor = go::log(config.divisor);
   const std::uint64_t by_length =
-      truncate(std::log(static_cast<double>(config.max_length)) / log_divisor) + 1;
+      truncate(go::log(static_cast<double>(config.max_length)) / log_divisor) + 1;
   const std::uint64_t by_trials =
-      truncate(std::log(static_cast<double>(config.max_trials)) / log_divisor) + 1;
+      truncate(go::log(static_cast<double>(config.max_trials)) / log_divisor) + 1;
   return std::min({config.max_rungs, by_length, by_trials});
 }
 
@@ -40,7 +41,7 @@ std::vector<std::uint64_t> bracket_max_trials(std::uint64_t max_trials, double d
   std::vector<double> weights;
   double total = 0;
   for (const std::uint64_t r : rungs) {
-    weights.push_back(std::pow(divisor, static_cast<double>(r - 1)) / static_cast<double>(r));
+    weights.push_back(go::pow(divisor, static_cast<double>(r - 1)) / static_cast<double>(r));
     total += weights.back();
   }
   std::vector<std::uint64_t> trials;

@@ -7,6 +7,7 @@
 
 #include "hpsearch/methods/method_state.hpp"
 #include "hpsearch/searcher/assert.hpp"
+#include "hpsearch/searcher/go_math.hpp"
 #include "hpsearch/searcher/errors.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 
@@ -32,7 +33,7 @@ std::vector<std::uint64_t> asha_rung_lengths(std::uint64_t max_length, std::uint
   std::vector<std::uint64_t> lengths;
   lengths.reserve(num_rungs);
   for (std::uint64_t i = 0; i < num_rungs; ++i) {
-    const double scale = std::pow(divisor, static_cast<double>(num_rungs - 1 - i));
+    const double scale = go::pow(divisor, static_cast<double>(num_rungs - 1 - i));
     const double length = static_cast<double>(max_length) / scale;
     lengths.push_back(std::max<std::uint64_t>(static_cast<std::uint64_t>(length), 1));
   }
@@ -86,7 +87,7 @@ std::vector<Operation> AshaSearch::initial_operations(SearchContext& ctx) {
     n = std::min(config_.max_concurrent_trials, config_.max_trials);
   } else {
     // clamp(1, int(divisor^(R-1)), max_trials), guarding the conversion of a huge power.
-    const double spread = std::pow(config_.divisor, static_cast<double>(config_.num_rungs - 1));
+    const double spread = go::pow(config_.divisor, static_cast<double>(config_.num_rungs - 1));
     n = spread >= static_cast<double>(config_.max_trials)
             ? config_.max_trials
             : std::max<std::uint64_t>(static_cast<std::uint64_t>(spread), 1);
@@ -117,20 +118,36 @@ std::vector<Operation> AshaSearch::on_event(const TrialClosed&, SearchContext& c
 std::vector<Operation> AshaSearch::on_event(const TrialExitedEarly& event, SearchContext& ctx) {
   const std::uint32_t index = local(ctx.trial);
   Trial& trial = trials_[index];
+  const bool already_closed = trial.closed;
   trial.early_exited = true;
   trial.closed = true;
   if (event.reason != ExitedReason::kInvalidHp && event.reason != ExitedReason::kInitInvalidHp) {
+    // A trial that was not training (it reported at its rung and waits, or was told to close)
+    // already has its metric in its rung. Determined records it a second time and counts its
+    // rung's outstanding trials down twice, which can stop close-out for good and hang the
+    // search; hpsearch records nothing more (docs/asha.md, deviations).
+    if (reported_at_current_rung(trial)) return {};
     return promote(index, kExitedMetric, ctx);
   }
   // Invalid hyperparameters: forget the trial's metrics and replace it outside max_trials.
   std::vector<Operation> ops;
-  ops.emplace_back(Close{trial.id, explain(Explanation::Reason::kInvalidHyperparameters,
-                                           trial.rung, 0, 0, 0, 0)});
+  if (!already_closed) {
+    ops.emplace_back(Close{trial.id, explain(Explanation::Reason::kInvalidHyperparameters,
+                                             trial.rung, 0, 0, 0, 0)});
+  }
   ++invalid_trials_;
-  if (!config_.stop_once) --rungs_[trial.rung].outstanding;
+  // Only a trial that was training counts as outstanding (see above).
+  if (!config_.stop_once && !reported_at_current_rung(trial)) --rungs_[trial.rung].outstanding;
   remove_entries(trial, trial.rung);
   create_trial(ops, ctx);
   return ops;
+}
+
+bool AshaSearch::reported_at_current_rung(const Trial& trial) const {
+  // Entries are recorded rung by rung, so the newest one tells.
+  if (trial.last_entry == kNone) return false;
+  const EntryLink& newest = links_[trial.last_entry];
+  return !newest.removed && newest.rung == trial.rung;
 }
 
 void AshaSearch::remove_entries(Trial& trial, std::uint64_t up_to_rung) {
@@ -167,7 +184,9 @@ std::vector<Operation> AshaSearch::promote(std::uint32_t index, double metric, S
   if (r + 1 == rungs_.size()) {
     record(index, r, metric, false);
     Trial& trial = trials_[index];
-    if (!trial.early_exited) {
+    // A closed trial gets no operation: that covers early-exited trials (as in Determined)
+    // and a trial close-out had closed before a reopened rung promoted it.
+    if (!trial.closed) {
       ops.emplace_back(Close{trial.id, explain(Explanation::Reason::kFinished, r, 0, 0, 0, metric)});
       trial.closed = true;
     }
@@ -176,7 +195,9 @@ std::vector<Operation> AshaSearch::promote(std::uint32_t index, double metric, S
   } else {
     const RungStep step = promote_async(index, r, metric, ops);
     // A promoted trial that has already stopped reports the worst metric at once, and this
-    // report's own bookkeeping is left to that call (Determined returns its result).
+    // report's own bookkeeping is left to that call (Determined returns its result). Determined
+    // does this for early-exited trials only and sends a closed one a validate_after that its
+    // master drops; hpsearch treats both alike and sends nothing (docs/asha.md).
     if (step.stopped_promotion) return promote(*step.stopped_promotion, kExitedMetric, ctx);
     added = step.added;
   }

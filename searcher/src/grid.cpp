@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "hpsearch/searcher/assert.hpp"
+#include "hpsearch/searcher/go_math.hpp"
 
 namespace hpsearch {
 namespace {
@@ -56,7 +57,7 @@ struct AxisValue {
     return spaced(hp.minval, hp.maxval, j, size);
   }
   nlohmann::json operator()(const LogHp& hp) const {
-    return std::pow(hp.base, spaced(hp.minval, hp.maxval, j, size));
+    return go::pow(hp.base, spaced(hp.minval, hp.maxval, j, size));
   }
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "hpsearch/searcher/assert.hpp"
+#include "hpsearch/searcher/go_math.hpp"
 
 namespace hpsearch {
 
@@ -33,7 +34,7 @@ struct Sampler {
   }
   nlohmann::json operator()(const DoubleHp& hp) const { return rng.uniform(hp.minval, hp.maxval); }
   nlohmann::json operator()(const LogHp& hp) const {
-    return std::pow(hp.base, rng.uniform(hp.minval, hp.maxval));
+    return go::pow(hp.base, rng.uniform(hp.minval, hp.maxval));
   }
   nlohmann::json operator()(const CategoricalHp& hp) const {
     HPSEARCH_ASSERT(!hp.values.empty(), "cannot sample an empty categorical");

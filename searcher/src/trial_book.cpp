@@ -153,11 +153,17 @@ void TrialBook::record(const std::vector<Operation>& ops) {
       Trial& t = trial(validate->request_id);
       HPSEARCH_ASSERT(!t.has_op || t.op_completed,
                       "a method issued a validate_after while another was outstanding");
+      HPSEARCH_ASSERT(!t.close_requested && !t.closed && !t.exited,
+                      "a method issued a validate_after for a closed or exited trial");
+      HPSEARCH_ASSERT(!t.has_op || validate->length > t.op_length,
+                      "a method issued a validate_after for a length already completed");
       t.has_op = true;
       t.op_length = validate->length;
       t.op_completed = false;
     } else if (const auto* close = std::get_if<Close>(&op)) {
-      trial(close->request_id).close_requested = true;
+      Trial& t = trial(close->request_id);
+      HPSEARCH_ASSERT(!t.close_requested && !t.closed, "a method closed a trial twice");
+      t.close_requested = true;
     } else {
       shut_down_ = true;
     }

@@ -36,7 +36,7 @@ void compare(std::uint32_t seed, bool stop_once) {
   const AshaConfig config = config_for(seed, stop_once);
   const HyperparameterSpace hps = space({{"x", double_hp(0, 1)}});
   const DriverOptions options{.exit_probability = 0.08, .progress_probability = 0.05,
-                              .odd_metrics = true};
+                              .odd_metrics = true, .waiting_exit_probability = 0.03};
   Searcher fast(AnyMethod(AshaSearch(config)), hps, seed);
   ReferenceSearcher reference(ReferenceAsha(config), hps, seed);
   std::vector<std::string> fast_log;

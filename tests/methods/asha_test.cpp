@@ -187,3 +187,79 @@ TEST_CASE("asha: --explain says why a trial was promoted or stopped") {
         "ranked 2 of 2 at rung 0 (length 1000); only the top 1 continue");
   CHECK_FALSE(nlohmann::json(first[0]).contains("explain"));  // only when asked
 }
+
+namespace {
+// Operations as the drive protocol writes them (without --explain), for comparisons that
+// ignore ASHA's explanations.
+nlohmann::json plain(const std::vector<Operation>& ops) { return nlohmann::json(ops); }
+}  // namespace
+
+TEST_CASE("asha: a closed trial that a reopened rung promotes gets no operation (issue 10)") {
+  // Derived by hand from spec 3.5 and docs/asha.md (deviations). R=2, d=2, T=4, C=4: rungs at
+  // 50 and 100; a, b, c, d report 0.1 .. 0.4 at rung 0.
+  Searcher s = make_searcher(AshaConfig{.max_length = 100, .max_trials = 4, .num_rungs = 2,
+                                        .divisor = 2, .max_concurrent_trials = 4},
+                             HyperparameterSpace(), 0);
+  const auto creates = all_of_type<Create>(s.initial_operations());
+  REQUIRE(creates.size() == 4);
+  const RequestId a = creates[0].request_id, b = creates[1].request_id,
+                  c = creates[2].request_id, d = creates[3].request_id;
+  for (const RequestId& id : {a, b, c, d}) s.handle(TrialCreated{id});
+  // a: n=0, nothing. b: int(2/2)=1 > int(1/2)=0, the entry at 0 (a) is promoted.
+  CHECK(s.handle(ValidationCompleted{a, 0.1, 50}).empty());
+  CHECK(plain(s.handle(ValidationCompleted{b, 0.2, 50})) == plain({ValidateAfter{a, 100}}));
+  CHECK(s.handle(ValidationCompleted{c, 0.3, 50}).empty());
+  // d: int(4/2)=2 > 1, the entry at 1 (b) is promoted; rung 0 is full and settled, so close-out
+  // closes c and d.
+  CHECK(plain(s.handle(ValidationCompleted{d, 0.4, 50})) ==
+        plain({ValidateAfter{b, 100}, Close{c}, Close{d}}));
+  s.handle(TrialClosed{c});
+  s.handle(TrialClosed{d});
+  // a reports invalid hyperparameters at rung 1: closed, its metrics leave both rungs, and a
+  // replacement e is created outside max_trials. Rung 0 is now [b (promoted), c, d].
+  const auto after_invalid = s.handle(TrialExitedEarly{a, ExitedReason::kInvalidHp});
+  REQUIRE(after_invalid.size() == 3);
+  CHECK(plain({after_invalid[0]}) == plain({Close{a}}));
+  const RequestId e = only_create(after_invalid).request_id;
+  CHECK(plain({after_invalid[2]}) == plain({ValidateAfter{e, 50}}));
+  s.handle(TrialClosed{a});
+  s.handle(TrialCreated{e});
+  // e reports the worst value: int(4/2)=2 > int(3/2)=1, so the entry at 1 (c, closed) is due
+  // for promotion. Determined would send c a validate_after its master drops; hpsearch records
+  // c at rung 1 as the worst value and sends it nothing (before issue 10: a second close).
+  // Then rung 0 is full and settled again, and e, unpromoted, is closed out.
+  CHECK(plain(s.handle(ValidationCompleted{e, 0.5, 50})) == plain({Close{e}}));
+}
+
+TEST_CASE("asha: an early exit of a waiting trial records nothing more (issue 10)") {
+  // Same start as above: after d's report, c and d are closed and a and b train at rung 1.
+  // R=3 this time, so that a waits at rung 1 after reporting there.
+  Searcher s = make_searcher(AshaConfig{.max_length = 400, .max_trials = 4, .num_rungs = 3,
+                                        .divisor = 2, .max_concurrent_trials = 4},
+                             HyperparameterSpace(), 0);
+  const auto creates = all_of_type<Create>(s.initial_operations());
+  REQUIRE(creates.size() == 4);  // rungs at 100, 200, 400
+  const RequestId a = creates[0].request_id, b = creates[1].request_id,
+                  c = creates[2].request_id, d = creates[3].request_id;
+  for (const RequestId& id : {a, b, c, d}) s.handle(TrialCreated{id});
+  s.handle(ValidationCompleted{a, 0.1, 100});
+  s.handle(ValidationCompleted{b, 0.2, 100});  // promotes a
+  s.handle(ValidationCompleted{c, 0.3, 100});
+  s.handle(ValidationCompleted{d, 0.4, 100});  // promotes b, closes out c and d
+  s.handle(TrialClosed{c});
+  s.handle(TrialClosed{d});
+  // a at rung 1: n=0, no promotion; it waits. Rung 1 holds [a].
+  CHECK(s.handle(ValidationCompleted{a, 0.1, 200}).empty());
+  const nlohmann::json before = s.snapshot()["search_method_state"]["rungs"];
+  // A user kills the waiting a. Determined would add a second entry for a at rung 1 and count
+  // rung 1 down again; hpsearch changes no rung and starts nothing.
+  CHECK(s.handle(TrialExitedEarly{a, ExitedReason::kUserCanceled}).empty());
+  CHECK(s.snapshot()["search_method_state"]["rungs"] == before);
+  s.handle(TrialClosed{a});
+  // b reports at rung 1: n=1, int(2/2)=1 > 0, the entry at 0 (a, exited) is promoted and
+  // recorded at rung 2 as the worst value: no operation for a. Rung 1 is settled (nothing
+  // outstanding) and b, unpromoted, is closed out.
+  CHECK(plain(s.handle(ValidationCompleted{b, 0.2, 200})) == plain({Close{b}}));
+  s.handle(TrialClosed{b});
+  CHECK(s.shut_down());
+}

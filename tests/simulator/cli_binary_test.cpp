@@ -90,6 +90,21 @@ TEST_CASE("searcher-sim drive: a config error stops before reading stdin, exit 2
   CHECK(result.err == config + ":4:15: searcher.max_trials: must be an integer >= 1, got -5\n");
 }
 
+TEST_CASE("searcher-sim: a self-referencing YAML alias is a config error, not a crash (issue 10)") {
+  const std::string config = write_config(
+      "recursive.yaml",
+      "searcher: {name: random, metric: loss, max_trials: 2, max_length: 10}\n"
+      "hyperparameters: &a {x: *a}\n");
+  for (const std::string command : {"preview", "drive"}) {
+    const Run result = run(command + " --config '" + config + "'", "");
+    CHECK(result.code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err == config + ":2:18: hyperparameters.x: this alias refers to a value that "
+                                 "contains it (a recursive alias); a config must be a tree, as "
+                                 "JSON is\n");
+  }
+}
+
 TEST_CASE("searcher-sim: usage errors exit 2 and say what is wrong") {
   const Run no_config = run("drive");
   CHECK(no_config.code == 2);

@@ -22,6 +22,9 @@ struct DriverOptions {
   double exit_probability = 0.05;
   double progress_probability = 0.1;
   bool odd_metrics = false;  ///< also report +-infinity and NaN
+  /// Per step, the chance that a trial waiting between operations (paused, not closed) ends
+  /// early, as when a user kills it or its relaunch fails: errored or user_canceled.
+  double waiting_exit_probability = 0;
 };
 
 class RandomDriver {
@@ -42,7 +45,21 @@ class RandomDriver {
     for (std::size_t i = 0; i < trials_.size(); ++i) {
       if (!trials_[i].pending.empty()) ready.push_back(i);
     }
-    if (shutdown_ || ready.empty()) return false;
+    if (shutdown_) return false;
+    if (options_.waiting_exit_probability > 0 && chance(options_.waiting_exit_probability)) {
+      std::vector<std::size_t> waiting;
+      for (std::size_t i = 0; i < trials_.size(); ++i) {
+        if (trials_[i].pending.empty() && !trials_[i].closed) waiting.push_back(i);
+      }
+      if (!waiting.empty()) {
+        const RequestId id = trials_[waiting[pick(waiting.size())]].id;
+        const ExitedReason reason = chance(0.5) ? ExitedReason::kErrored : ExitedReason::kUserCanceled;
+        send(s, TrialExitedEarly{id, reason}, log);
+        close(s, id, log);
+        return true;
+      }
+    }
+    if (ready.empty()) return false;
     Trial& t = trials_[ready[pick(ready.size())]];
     const Operation op = t.pending.front();
     const RequestId id = t.id;

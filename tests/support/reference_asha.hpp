@@ -57,13 +57,17 @@ class ReferenceAsha {
     return {};
   }
   std::vector<Operation> on_event(const TrialExitedEarly& e, SearchContext& ctx) {
+    // hpsearch's rule (docs/asha.md): a trial that was not training (its current rung already
+    // holds its metric) is outstanding nowhere and gets nothing recorded for its exit.
+    const bool was_training = training(e.request_id);
     if (e.reason == ExitedReason::kInvalidHp || e.reason == ExitedReason::kInitInvalidHp) {
+      std::vector<Operation> ops;
+      if (may_receive_operations(e.request_id)) ops.emplace_back(Close{e.request_id});
       early_exit_.insert(e.request_id);
-      std::vector<Operation> ops{Close{e.request_id}};
       closed_.insert(e.request_id);
       ++invalid_;
       const std::uint64_t h = trial_rungs_.at(e.request_id);
-      if (!config_.stop_once) --rungs_[h].outstanding;
+      if (!config_.stop_once && was_training) --rungs_[h].outstanding;
       for (std::uint64_t r = 0; r <= h; ++r) {
         auto& metrics = rungs_[r].metrics;
         const auto it = std::find_if(metrics.begin(), metrics.end(),
@@ -75,6 +79,7 @@ class ReferenceAsha {
     }
     early_exit_.insert(e.request_id);
     closed_.insert(e.request_id);
+    if (!was_training) return {};
     return promote(e.request_id, std::numeric_limits<double>::max(), ctx);
   }
   [[nodiscard]] double progress(const ProgressTotals&) const {
@@ -112,6 +117,18 @@ class ReferenceAsha {
 
   std::uint64_t all() const { return trial_rungs_.size() - invalid_; }
 
+  // The protocol: an operation goes only to a trial that is neither closed (told to, or
+  // reported closed) nor exited.
+  bool may_receive_operations(const RequestId& id) const {
+    return !closed_.contains(id) && !early_exit_.contains(id);
+  }
+
+  // Training: it has not yet reported at the rung it was last sent to.
+  bool training(const RequestId& id) const {
+    const auto& metrics = rungs_[trial_rungs_.at(id)].metrics;
+    return std::none_of(metrics.begin(), metrics.end(), [&](const Entry& x) { return x.id == id; });
+  }
+
   std::vector<Operation> promote(const RequestId& id, double m, SearchContext& ctx) {
     const std::uint64_t i = trial_rungs_.at(id);
     RungData& rung = rungs_[i];
@@ -120,7 +137,7 @@ class ReferenceAsha {
     bool added = false;
     if (i + 1 == rungs_.size()) {
       rung.metrics.push_back(Entry{id, m, false});  // the top rung is not kept sorted
-      if (!early_exit_.contains(id)) {
+      if (may_receive_operations(id)) {
         ops.emplace_back(Close{id});
         closed_.insert(id);
       }
@@ -161,8 +178,10 @@ class ReferenceAsha {
       if (p) {
         trial_rungs_[*p] = i + 1;
         ++rungs_[i + 1].outstanding;
-        // Determined recurses for early-exited trials; hpsearch also for closed ones.
-        if (early_exit_.contains(*p) || closed_.contains(*p)) {
+        // Determined recurses for early-exited trials and sends a closed one a validate_after
+        // its master drops; hpsearch's rule: a trial that may receive no operation reports
+        // the worst value at once, whichever way it was closed.
+        if (!may_receive_operations(*p)) {
           return promote(*p, std::numeric_limits<double>::max(), ctx);
         }
         ops.emplace_back(ValidateAfter{*p, rungs_[i + 1].length});

@@ -102,6 +102,7 @@ class AshaSearch {
                         std::vector<Operation>& ops);
   void record(std::uint32_t trial, std::uint64_t rung, double metric, bool promoted);
   void close_out(std::vector<Operation>& ops);
+  [[nodiscard]] bool reported_at_current_rung(const Trial& trial) const;
   void remove_entries(Trial& trial, std::uint64_t up_to_rung);
   void add_trial(const RequestId& id, std::uint32_t global);
   [[nodiscard]] std::uint32_t local(std::uint32_t global) const;

@@ -82,7 +82,7 @@ struct NamedHyperparameter {
 /// Names are visited in sorted order at every level, so the draws are a function of the seed
 /// (Determined visits nested maps in random order; this is the documented deviation). Draws:
 /// const none; int `minval + below(maxval - minval + 1)`; double `uniform`; log
-/// `pow(base, uniform)`; categorical `values[below(size)]`.
+/// `go::pow(base, uniform)` (Go's math.Pow); categorical `values[below(size)]`.
 /// Precondition: no categorical is empty (config/ refuses that unless the searcher is grid).
 [[nodiscard]] nlohmann::json sample(const HyperparameterSpace& space, Rng& rng);
 
