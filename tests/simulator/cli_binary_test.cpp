@@ -318,7 +318,8 @@ TEST_CASE("searcher-sim run --out: every file and plot, and fault options") {
   const Run data = run("run --config x.yaml --workload rbv2-svm --workers 2 --data-dir /nonexistent");
   CHECK(data.code == 2);
   CHECK(data.err.starts_with(
-      "searcher-sim run: --workload: cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'"));
+      "searcher-sim run: --workload: workload 'rbv2-svm': cannot read table "
+      "'/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'"));
   const Run stragglers = run("run --config x.yaml --workload mf-branin --workers 2 --stragglers 2");
   CHECK(stragglers.code == 2);
   CHECK(stragglers.err.starts_with(

@@ -86,6 +86,11 @@ TEST_CASE("table workload: unreadable tables name the file, line and column") {
         "bad.csv:2: hp_key: expected a number, a quoted string or None at character 7");
   CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0, 'c': 2.0}\",0.5,0,0,0.5,0,0,0\n") ==
         "bad.csv:2: hp_key: key 'c' appears twice");
+  // Found by fuzzing (fuzz/corpus/table/regress-first-row-without-keys): a first row with no
+  // keys let the next row name the columns, and the first row had no values for them.
+  CHECK(error_of(std::string(kHeader) + "\"{}\",1.0,0,0,0.5,0,0,0\n"
+                                        "\"{'c': 1.0}\",1.0,0,0,0.5,0,0,0\n") ==
+        "bad.csv:3: hp_key: expected the keys of the first row");
   CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,0.5,0,0\n") ==
         "bad.csv:2: expected 8 columns, got 7");
   CHECK(error_of(std::string(kHeader) + "\"{'c': True}\",0.5,0,0,0.5,0,0,0\n") ==
@@ -121,6 +126,6 @@ TEST_CASE("table workload: the shipped YAHPO rbv2 tables") {
   CHECK(make_workload("rbv2-glmnet")->parameters().size() == 3);
   CHECK(make_workload("rbv2-aknn")->parameters().size() == 6);
   HPSEARCH_CHECK_THROWS_TEXT((void)make_workload("rbv2-svm", "/nonexistent"),
-                             "cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
+                             "workload 'rbv2-svm': cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
                              std::invalid_argument);
 }
