@@ -7,9 +7,25 @@ target_compile_options(hpsearch_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wold-style-cast -Wnon-virtual-dtor -Woverloaded-virtual>
   $<$<BOOL:${HPSEARCH_WERROR}>:-Werror>)
 if(HPSEARCH_SANITIZE)
+  # Sanitizer reports need file:line, not variables: line tables only (instead of the build
+  # type's full -g, which comes earlier on the command line) make the objects several times
+  # smaller and the sanitized build faster to compile and link.
   target_compile_options(hpsearch_warnings INTERFACE
-    -fsanitize=${HPSEARCH_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    -fsanitize=${HPSEARCH_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all
+    $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
   target_link_options(hpsearch_warnings INTERFACE -fsanitize=${HPSEARCH_SANITIZE})
+endif()
+
+# HPSEARCH_FUZZ: libFuzzer's coverage and comparison instrumentation in the library modules
+# (hpsearch_add_module below); the fuzz programs link the libFuzzer runtime (fuzz/). Everything
+# else in that build (tests, tools) links the same instrumented libraries: the sanitizer
+# runtimes define the instrumentation's hooks, so one build serves tests and fuzzing.
+if(HPSEARCH_FUZZ AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "HPSEARCH_FUZZ needs clang (libFuzzer): configure with "
+                      "-DCMAKE_CXX_COMPILER=clang++ (Debian: clang, libclang-rt-14-dev)")
+endif()
+if(HPSEARCH_FUZZ AND NOT HPSEARCH_SANITIZE MATCHES "address")
+  message(FATAL_ERROR "HPSEARCH_FUZZ needs HPSEARCH_SANITIZE with address (e.g. address,undefined)")
 endif()
 
 # hpsearch_add_module(NAME SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...]): one library
@@ -35,4 +51,7 @@ function(hpsearch_add_module name)
   # Determined computes with Go, which never fuses a multiply and an add on amd64; neither may
   # we, or -march=native builds would drift from Go's bits (searcher/src/go_math.cpp).
   target_compile_options(hpsearch_${name} PRIVATE -ffp-contract=off)
+  if(HPSEARCH_FUZZ)
+    target_compile_options(hpsearch_${name} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
 endfunction()

@@ -4,8 +4,10 @@ set -euo pipefail
 # python3 and python3-sklearn: the runner's tests and its scikit-learn example search (CI).
 # pkg-config: the installed-package test builds a consumer through hpsearch.pc (tests/package).
 # golang-go: the Go master example over the C ABI (examples/go-master), built and run by ctest.
+# clang and libclang-rt-14-dev: the sanitized build with libFuzzer (scripts/test.sh, fuzz.sh).
 packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
           libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn pkg-config golang-go
+          clang libclang-rt-14-dev
           # The runner's PyTorch examples and torchrun (determined.launch.torch_distributed).
           python3-torch)
 missing=()

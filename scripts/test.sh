@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds hpsearch twice (warnings as errors; then AddressSanitizer + UndefinedBehaviorSanitizer)
-# and runs every test suite in both builds. This is what CI runs.
+# Builds hpsearch twice and runs every test suite in both builds. This is what CI runs.
+#   1. g++, release, warnings as errors: every test, and every fuzz corpus replayed.
+#   2. clang, AddressSanitizer + UndefinedBehaviorSanitizer + libFuzzer instrumentation
+#      (build/fuzz, the build scripts/fuzz.sh uses): every test again, then each fuzz target
+#      for a bounded time (HPSEARCH_FUZZ_SECONDS, default 60; 0 skips), two at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
@@ -10,7 +13,13 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPSEARCH_WERRO
 cmake --build build/release -j "$jobs"
 ctest --test-dir build/release -j "$jobs" --output-on-failure
 
-cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPSEARCH_WERROR=ON \
-  -DHPSEARCH_SANITIZE=address,undefined -DHPSEARCH_BUILD_BENCH=OFF
-cmake --build build/sanitize -j "$jobs"
-UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/sanitize -j "$jobs" --output-on-failure
+cmake -S . -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DHPSEARCH_WERROR=ON -DHPSEARCH_SANITIZE=address,undefined -DHPSEARCH_FUZZ=ON \
+  -DHPSEARCH_BUILD_BENCH=OFF
+cmake --build build/fuzz -j "$jobs"
+UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/fuzz -j "$jobs" --output-on-failure
+
+seconds=${HPSEARCH_FUZZ_SECONDS:-60}
+if [ "$seconds" -gt 0 ]; then
+  bash scripts/fuzz.sh all "$seconds"
+fi

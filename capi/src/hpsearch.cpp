@@ -139,7 +139,7 @@ hpsearch_status hpsearch_searcher_restore(hpsearch_searcher* searcher, const cha
     nlohmann::json state;
     try {
       state = nlohmann::json::parse(snapshot);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
       throw hpsearch::ProtocolError("snapshot: not valid JSON: " + hpsearch::parse_error_text(e));
     }
     searcher->searcher.restore(state);

@@ -1,5 +1,6 @@
 #include "document.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "hpsearch/config/config.hpp"
 
@@ -479,30 +481,88 @@ void check_directives(std::string_view text, const std::string& source) {
   }
 }
 
+// Where each document of a stream starts: the mark of its document start and of its first
+// value. Only counts; the values are built by YAML::Load.
+class DocumentMarks final : public YAML::EventHandler {
+ public:
+  struct Document {
+    YAML::Mark start;
+    YAML::Mark first_value = YAML::Mark::null_mark();
+  };
+  std::vector<Document> documents;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { documents.push_back({mark}); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { value_at(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { value_at(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    value_at(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    value_at(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    value_at(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void value_at(const YAML::Mark& mark) {
+    if (!documents.empty() && documents.back().first_value.is_null()) {
+      documents.back().first_value = mark;
+    }
+  }
+};
+
+std::string located(const std::string& source, const YAML::Mark& mark) {
+  return mark.is_null() ? source
+                        : source + ":" + std::to_string(mark.line + 1) + ":" +
+                              std::to_string(mark.column + 1);
+}
+
+// The documents of the stream. yaml-cpp 0.7's parser can stop advancing on malformed input
+// (a plain scalar starting with ','), returning the same empty document again and again, and
+// YAML::LoadAll then loops forever, allocating (found by fuzzing; fixed upstream after 0.7).
+// Each document must start past the previous one.
+std::vector<DocumentMarks::Document> documents_of(const std::string& text,
+                                                  const std::string& source) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentMarks marks;
+  while (parser.HandleNextDocument(marks)) {
+    const std::size_t n = marks.documents.size();
+    if (n >= 2 && marks.documents[n - 1].start.pos <= marks.documents[n - 2].start.pos) {
+      throw ConfigError(located(source, marks.documents[n - 1].start), "",
+                        "invalid YAML: cannot be read from here on");
+    }
+  }
+  return std::move(marks.documents);
+}
+
 }  // namespace
 
 Node read_document(std::string_view text, const std::string& source) {
   check_directives(text, source);
-  std::vector<YAML::Node> documents;
+  const std::string yaml(text);
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(std::string(text));
+    const std::vector<DocumentMarks::Document> documents = documents_of(yaml, source);
+    if (documents.size() > 1) {
+      throw ConfigError(located(source, documents[1].first_value), "",
+                        "the file holds " + std::to_string(documents.size()) +
+                            " YAML documents (separated by ---); a config is one document");
+    }
+    if (documents.empty()) return Node();
+    root = YAML::Load(yaml);
   } catch (const YAML::Exception& e) {
-    const std::string location =
-        e.mark.is_null() ? source
-                         : source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                               std::to_string(e.mark.column + 1);
-    throw ConfigError(location, "", "invalid YAML: " + e.msg);
+    throw ConfigError(located(source, e.mark), "", "invalid YAML: " + e.msg);
   }
-  if (documents.size() > 1) {
-    const YAML::Mark m = documents[1].Mark();
-    throw ConfigError(m.is_null() ? source
-                                  : source + ":" + std::to_string(m.line + 1) + ":" +
-                                        std::to_string(m.column + 1),
-                      "", "the file holds " + std::to_string(documents.size()) +
-                              " YAML documents (separated by ---); a config is one document");
-  }
-  if (documents.empty() || !documents.front().IsDefined()) return Node();
-  return Builder(source).build(documents.front(), "", 0);
+  if (!root.IsDefined()) return Node();
+  return Builder(source).build(root, "", 0);
 }
 
 }  // namespace hpsearch::config_detail

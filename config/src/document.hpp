@@ -53,7 +53,7 @@ class Node {
   /// The value of `key` in a map, or nullptr.
   [[nodiscard]] const Node* find(std::string_view key) const;
   /// Moves the entries out (the node is left an empty map).
-  [[nodiscard]] std::vector<MapEntry> release_entries() { return std::move(entries_); }
+  [[nodiscard]] std::vector<MapEntry> release_entries();
 
  private:
   NodeKind kind_ = NodeKind::kUndefined;
@@ -69,6 +69,10 @@ struct MapEntry {
   Mark key_mark;
   Node value;
 };
+
+// Defined once MapEntry is complete: clang instantiates the vector's move here, and that
+// needs the element type.
+inline std::vector<MapEntry> Node::release_entries() { return std::move(entries_); }
 
 /// The limits on what a config may expand to. Real configs are a few hundred values deep in
 /// total; these stop alias bombs and pathological nesting long before memory or the stack do.

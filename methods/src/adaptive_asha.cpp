@@ -140,10 +140,23 @@ void AdaptiveAsha::restore_state(const nlohmann::json& state, const TrialBook& b
                         " brackets but the config gives " + std::to_string(brackets_.size()));
   }
   std::vector<AshaSearch> brackets = brackets_;
-  std::vector<std::uint32_t> table(book.trials_requested(), 0);
+  constexpr std::uint32_t kNoBracket = 0xffffffffU;
+  std::vector<std::uint32_t> table(book.trials_requested(), kNoBracket);
   for (std::uint32_t b = 0; b < brackets.size(); ++b) {
     brackets[b].restore_state(states[b], book);
-    for (const std::uint32_t trial : brackets[b].trial_indexes()) table[trial] = b;
+    for (const std::uint32_t trial : brackets[b].trial_indexes()) {
+      if (table[trial] != kNoBracket) {
+        throw ProtocolError("search_method_state.sub_search_states: trial " +
+                            std::to_string(trial) + " is in two brackets");
+      }
+      table[trial] = b;
+    }
+  }
+  // Every trial the searcher knows belongs to one bracket (found by fuzzing: a trial in none
+  // was handed to bracket 0, which did not know it).
+  if (const auto missing = std::find(table.begin(), table.end(), kNoBracket); missing != table.end()) {
+    throw ProtocolError("search_method_state.sub_search_states: searcher_state trial " +
+                        std::to_string(missing - table.begin()) + " is in no bracket");
   }
   brackets_ = std::move(brackets);
   trial_bracket_ = std::move(table);

@@ -8,7 +8,7 @@ nlohmann::json operations_answer(const std::vector<Operation>& ops, bool explain
   return {{"operations", std::move(list)}};
 }
 
-std::string parse_error_text(const nlohmann::json::parse_error& error) {
+std::string parse_error_text(const nlohmann::json::exception& error) {
   std::string message = error.what();
   if (const auto end = message.find("] "); end != std::string::npos) message.erase(0, end + 2);
   return message;

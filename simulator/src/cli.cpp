@@ -218,9 +218,22 @@ Options:
 )";
 
 
+// ---------------------------------------------------------------------------------------------
+// Reading the command line: no file is touched and nothing runs (parse_searcher_sim_args).
+
 struct ParsedArgs {
   std::map<std::string, std::string> values;
   std::set<std::string> flags;
+
+  [[nodiscard]] std::optional<std::string> value(const std::string& option) const {
+    const auto it = values.find(option);
+    return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  // The value of a required option; "--config FILE is required" names it and its placeholder.
+  [[nodiscard]] std::string required(const std::string& option, const std::string& placeholder) const {
+    if (!values.contains(option)) throw UsageError(option + " " + placeholder + " is required");
+    return values.at(option);
+  }
 };
 
 // `--name value` or `--name=value` for value options; bare `--name` for flags.
@@ -255,9 +268,13 @@ ParsedArgs parse_args(const std::string& command, const std::vector<std::string>
   return parsed;
 }
 
-
 std::uint32_t parse_seed(const std::string& option, const std::string& text) {
   return static_cast<std::uint32_t>(parse_count(option, text, 0, 4294967295U));
+}
+
+std::optional<std::uint32_t> seed_option(const ParsedArgs& parsed) {
+  const std::optional<std::string> text = parsed.value("--seed");
+  return text ? std::optional<std::uint32_t>(parse_seed("--seed", *text)) : std::nullopt;
 }
 
 template <class T>
@@ -269,35 +286,6 @@ T parse_choice(const std::string& option, const std::string& text,
     names += (names.empty() ? "" : ", ") + name;
   }
   throw UsageError(option + ": must be one of " + names + ", got '" + text + "'");
-}
-
-struct Loaded {
-  ExperimentConfig config;
-  std::uint32_t seed = 0;
-};
-
-Loaded load(const ParsedArgs& args) {
-  if (!args.values.contains("--config")) throw UsageError("--config FILE is required");
-  // Flags are checked before the config is read, so a bad flag is reported as such.
-  const bool seed_given = args.values.contains("--seed");
-  const std::uint32_t seed = seed_given ? parse_seed("--seed", args.values.at("--seed")) : 0;
-  Loaded loaded{load_config(args.values.at("--config")), 0};
-  loaded.seed = seed_given ? seed : loaded.config.experiment_seed.value_or(0);
-  return loaded;
-}
-
-int drive_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out) {
-  const ParsedArgs parsed =
-      parse_args("drive", args, {"--config", "--seed"}, {"--help", "--explain"});
-  if (parsed.flags.contains("--help")) {
-    out << kDriveHelp;
-    return kExitOk;
-  }
-  const Loaded loaded = load(parsed);
-  Searcher searcher =
-      make_searcher(loaded.config.searcher, loaded.config.hyperparameters, loaded.seed);
-  run_drive(searcher, in, out, DriveOptions{.explain = parsed.flags.contains("--explain")});
-  return kExitOk;
 }
 
 // The cost and fault options `run`, `compare` and `preview --workers` share.
@@ -319,9 +307,8 @@ double parse_probability(const std::string& option, const std::string& text) {
 
 // Workers, the cost model and faults.
 RunOptions run_options(const ParsedArgs& parsed) {
-  if (!parsed.values.contains("--workers")) throw UsageError("--workers N is required");
   RunOptions options;
-  options.workers = parse_count("--workers", parsed.values.at("--workers"), 1, 1'000'000);
+  options.workers = parse_count("--workers", parsed.required("--workers", "N"), 1, 1'000'000);
   const auto value = [&](const char* option, double fallback) {
     return parsed.values.contains(option) ? parse_nonnegative(option, parsed.values.at(option))
                                           : fallback;
@@ -355,16 +342,166 @@ RunOptions run_options(const ParsedArgs& parsed) {
   return options;
 }
 
-std::unique_ptr<Workload> workload_option(const ParsedArgs& parsed) {
-  if (!parsed.values.contains("--workload")) throw UsageError("--workload NAME is required");
-  try {
-    if (parsed.values.contains("--data-dir")) {
-      return make_workload(parsed.values.at("--workload"), parsed.values.at("--data-dir"));
+WorkloadChoice workload_choice(const ParsedArgs& parsed) {
+  return {parsed.required("--workload", "NAME"), parsed.value("--data-dir")};
+}
+
+SimCommand parse_drive(const std::vector<std::string>& args) {
+  const ParsedArgs parsed =
+      parse_args("drive", args, {"--config", "--seed"}, {"--help", "--explain"});
+  if (parsed.flags.contains("--help")) return TextCommand{kDriveHelp};
+  // Flags are checked before the config is read, so a bad flag is reported as such.
+  DriveCommand command;
+  command.config = parsed.required("--config", "FILE");
+  command.seed = seed_option(parsed);
+  command.options.explain = parsed.flags.contains("--explain");
+  return command;
+}
+
+SimCommand parse_run(const std::vector<std::string>& args) {
+  const ParsedArgs parsed = parse_args(
+      "run", args,
+      with_cost_options({"--config", "--seed", "--workload", "--workers", "--metric-noise",
+                         "--data-dir", "--out"}),
+      {"--help", "--json", "--workload-cost"});
+  if (parsed.flags.contains("--help")) return TextCommand{kRunHelp};
+  RunCommand command;
+  command.options = run_options(parsed);
+  command.workload = workload_choice(parsed);
+  command.config = parsed.required("--config", "FILE");
+  command.seed = seed_option(parsed);
+  command.out = parsed.value("--out");
+  command.json = parsed.flags.contains("--json");
+  return command;
+}
+
+SimCommand parse_compare(std::vector<std::string> args) {
+  // --configs takes every following argument up to the next option.
+  std::vector<std::string> config_paths;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    if (*it != "--configs") continue;
+    auto end = std::find_if(it + 1, args.end(), [](const std::string& a) { return a.starts_with("--"); });
+    config_paths.assign(it + 1, end);
+    args.erase(it, end);
+    break;
+  }
+  std::set<std::string> value_options = with_cost_options(
+      {"--workload", "--workers", "--seeds", "--times", "--target", "--out", "--metric-noise",
+       "--data-dir"});
+  value_options.erase("--noise-seed");  // run i's draws are seeded with i
+  const ParsedArgs parsed =
+      parse_args("compare", args, value_options, {"--help", "--json", "--workload-cost"});
+  if (parsed.flags.contains("--help")) return TextCommand{kCompareHelp};
+  if (config_paths.empty()) throw UsageError("--configs A.yaml [B.yaml ...] is required");
+  CompareCommand command;
+  command.configs = std::move(config_paths);
+  command.options = run_options(parsed);
+  command.workload = workload_choice(parsed);
+  if (parsed.values.contains("--seeds")) {
+    command.seeds = parse_count("--seeds", parsed.values.at("--seeds"), 1, 100000);
+  }
+  if (parsed.values.contains("--times")) {
+    std::istringstream list(parsed.values.at("--times"));
+    for (std::string item; std::getline(list, item, ',');) {
+      command.times.push_back(parse_nonnegative("--times", item));
     }
-    return make_workload(parsed.values.at("--workload"));
+  }
+  if (const std::optional<std::string> text = parsed.value("--target")) {
+    command.target = parse_finite_number(*text);
+    if (!command.target) throw UsageError("--target: must be a number, got '" + *text + "'");
+  }
+  command.out = parsed.value("--out");
+  command.json = parsed.flags.contains("--json");
+  return command;
+}
+
+SimCommand parse_evaluate(const std::vector<std::string>& args) {
+  const ParsedArgs parsed =
+      parse_args("evaluate", args, {"--workload", "--point", "--fidelity", "--data-dir"}, {"--help"});
+  if (parsed.flags.contains("--help")) return TextCommand{kEvaluateHelp};
+  EvaluateCommand command;
+  command.workload = workload_choice(parsed);
+  std::istringstream list(parsed.required("--point", "V1,V2,..."));
+  for (std::string item; std::getline(list, item, ',');) command.point.push_back(item);
+  if (const std::optional<std::string> text = parsed.value("--fidelity")) {
+    command.fidelity = parse_nonnegative("--fidelity", *text);
+    if (command.fidelity > 1) throw UsageError("--fidelity: must be in [0, 1], got '" + *text + "'");
+  }
+  return command;
+}
+
+SimCommand parse_preview(const std::vector<std::string>& args) {
+  const ParsedArgs parsed = parse_args(
+      "preview", args,
+      with_cost_options({"--config", "--seed", "--order", "--metric", "--metric-seed", "--trace",
+                         "--workers"}),
+      {"--help", "--json"});
+  if (parsed.flags.contains("--help")) return TextCommand{kPreviewHelp};
+  const bool on_workers = parsed.values.contains("--workers");
+  if (!on_workers) {
+    for (const std::string& option : kCostOptions) {
+      if (parsed.values.contains(option)) throw UsageError(option + ": needs --workers N");
+    }
+  } else if (parsed.values.contains("--order")) {
+    throw UsageError("--order: not with --workers (trials act in the order their training finishes)");
+  }
+  PreviewCommand command;
+  if (const std::optional<std::string> text = parsed.value("--order")) {
+    command.preview.order = parse_choice<PickOrder>(
+        "--order", *text, {{"fifo", PickOrder::kFifo}, {"random", PickOrder::kRandom}});
+  }
+  if (const std::optional<std::string> text = parsed.value("--metric")) {
+    command.preview.metric = parse_choice<PreviewMetric>(
+        "--metric", *text,
+        {{"constant", PreviewMetric::kConstant},
+         {"random", PreviewMetric::kRandom},
+         {"trial-id", PreviewMetric::kTrialId}});
+  }
+  if (const std::optional<std::string> text = parsed.value("--metric-seed")) {
+    command.preview.seed = parse_seed("--metric-seed", *text);
+  }
+  if (on_workers) command.workers = run_options(parsed);
+  command.config = parsed.required("--config", "FILE");
+  command.seed = seed_option(parsed);
+  command.trace = parsed.value("--trace");
+  command.json = parsed.flags.contains("--json");
+  return command;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a command.
+
+struct Loaded {
+  ExperimentConfig config;
+  std::uint32_t seed = 0;
+};
+
+Loaded load(const std::string& path, std::optional<std::uint32_t> seed) {
+  Loaded loaded{load_config(path), 0};
+  loaded.seed = seed ? *seed : loaded.config.experiment_seed.value_or(0);
+  return loaded;
+}
+
+std::unique_ptr<Workload> make_chosen_workload(const WorkloadChoice& choice) {
+  try {
+    if (choice.data_dir) return make_workload(choice.name, *choice.data_dir);
+    return make_workload(choice.name);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--workload: ") + e.what());
   }
+}
+
+int run(const TextCommand& command, std::istream&, std::ostream& out, std::ostream& err, bool) {
+  (command.to_stderr ? err : out) << command.text;
+  return command.exit_code;
+}
+
+int run(const DriveCommand& command, std::istream& in, std::ostream& out, std::ostream&, bool) {
+  const Loaded loaded = load(command.config, command.seed);
+  Searcher searcher =
+      make_searcher(loaded.config.searcher, loaded.config.hyperparameters, loaded.seed);
+  run_drive(searcher, in, out, command.options);
+  return kExitOk;
 }
 
 // A one-line bar redrawn in place on a terminal; nothing otherwise.
@@ -475,28 +612,19 @@ void write_run_files(const std::filesystem::path& dir, const RunSummary& summary
   });
 }
 
-int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-                bool err_is_terminal) {
-  const ParsedArgs parsed = parse_args(
-      "run", args,
-      with_cost_options({"--config", "--seed", "--workload", "--workers", "--metric-noise",
-                         "--data-dir", "--out"}),
-      {"--help", "--json", "--workload-cost"});
-  if (parsed.flags.contains("--help")) {
-    out << kRunHelp;
-    return kExitOk;
-  }
-  RunOptions options = run_options(parsed);
-  const std::unique_ptr<Workload> workload = workload_option(parsed);
-  const Loaded loaded = load(parsed);
+int run(const RunCommand& command, std::istream&, std::ostream& out, std::ostream& err,
+        bool err_is_terminal) {
+  RunOptions options = command.options;
+  const std::unique_ptr<Workload> workload = make_chosen_workload(command.workload);
+  const Loaded loaded = load(command.config, command.seed);
   check_workload_parameters(*workload, loaded.config.hyperparameters);
   options.smaller_is_better = loaded.config.searcher.smaller_is_better;
   if (!options.faults.max_restarts_fixed) options.faults.max_restarts = loaded.config.max_restarts;
 
   std::ofstream trace;
   std::filesystem::path dir;
-  if (parsed.values.contains("--out")) {
-    dir = output_directory(parsed.values.at("--out"));
+  if (command.out) {
+    dir = output_directory(*command.out);
     trace.open(dir / "trace.jsonl");
     if (!trace) throw UsageError("--out: cannot write '" + (dir / "trace.jsonl").string() + "'");
     options.trace = &trace;
@@ -518,7 +646,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (!trace) throw std::runtime_error("cannot write '" + (dir / "trace.jsonl").string() + "'");
     write_run_files(dir, summary, json, *workload, options.workers, method);
   }
-  if (parsed.flags.contains("--json")) {
+  if (command.json) {
     out << json_line(json) << '\n';
   } else {
     print_run_summary(summary, method, std::string(workload->name()), options.workers, loaded.seed,
@@ -544,43 +672,14 @@ nlohmann::json quartiles_json(const Quartiles& q) {
   return {{"q1", value(q.q1)}, {"median", value(q.median)}, {"q3", value(q.q3)}, {"runs", q.runs}};
 }
 
-int compare_command(std::vector<std::string> args, std::ostream& out, std::ostream& err,
-                    bool err_is_terminal) {
-  // --configs takes every following argument up to the next option.
-  std::vector<std::string> config_paths;
-  for (auto it = args.begin(); it != args.end(); ++it) {
-    if (*it != "--configs") continue;
-    auto end = std::find_if(it + 1, args.end(), [](const std::string& a) { return a.starts_with("--"); });
-    config_paths.assign(it + 1, end);
-    args.erase(it, end);
-    break;
-  }
-  std::set<std::string> value_options = with_cost_options(
-      {"--workload", "--workers", "--seeds", "--times", "--target", "--out", "--metric-noise",
-       "--data-dir"});
-  value_options.erase("--noise-seed");  // run i's draws are seeded with i
-  const ParsedArgs parsed =
-      parse_args("compare", args, value_options, {"--help", "--json", "--workload-cost"});
-  if (parsed.flags.contains("--help")) {
-    out << kCompareHelp;
-    return kExitOk;
-  }
-  if (config_paths.empty()) throw UsageError("--configs A.yaml [B.yaml ...] is required");
-  RunOptions options = run_options(parsed);
-  const std::unique_ptr<Workload> workload = workload_option(parsed);
-  const std::uint64_t seeds =
-      parsed.values.contains("--seeds") ? parse_count("--seeds", parsed.values.at("--seeds"), 1, 100000) : 10;
-  std::vector<double> times;
-  if (parsed.values.contains("--times")) {
-    std::istringstream list(parsed.values.at("--times"));
-    for (std::string item; std::getline(list, item, ',');) times.push_back(parse_nonnegative("--times", item));
-  }
-  std::optional<double> target;
-  if (parsed.values.contains("--target")) {
-    const std::string& text = parsed.values.at("--target");
-    target = parse_finite_number(text);
-    if (!target) throw UsageError("--target: must be a number, got '" + text + "'");
-  }
+int run(const CompareCommand& command, std::istream&, std::ostream& out, std::ostream& err,
+        bool err_is_terminal) {
+  RunOptions options = command.options;
+  const std::unique_ptr<Workload> workload = make_chosen_workload(command.workload);
+  const std::uint64_t seeds = command.seeds;
+  const std::vector<double>& times = command.times;
+  const std::optional<double>& target = command.target;
+  const std::vector<std::string>& config_paths = command.configs;
   std::vector<ExperimentConfig> configs;
   std::vector<std::string> names;
   for (const std::string& path : config_paths) {
@@ -601,8 +700,8 @@ int compare_command(std::vector<std::string> args, std::ostream& out, std::ostre
                                {"time_to_target", quartiles_json(c.time_to_target)}});
   }
   if (target) json["target"] = *target;
-  if (parsed.values.contains("--out")) {
-    const std::filesystem::path dir = output_directory(parsed.values.at("--out"));
+  if (command.out) {
+    const std::filesystem::path dir = output_directory(*command.out);
     write_file(dir / "compare.csv", [&](std::ostream& csv) {
       csv << "config,time,runs,q1,median,q3\n";
       for (const ConfigComparison& c : result.configs) {
@@ -622,7 +721,7 @@ int compare_command(std::vector<std::string> args, std::ostream& out, std::ostre
                         o);
     });
   }
-  if (parsed.flags.contains("--json")) {
+  if (command.json) {
     out << json_line(json) << '\n';
     return kExitOk;
   }
@@ -685,24 +784,11 @@ PreviewResult preview_on_workers(Searcher& searcher, const PreviewOptions& previ
   return result;
 }
 
-int evaluate_command(const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs parsed =
-      parse_args("evaluate", args, {"--workload", "--point", "--fidelity", "--data-dir"}, {"--help"});
-  if (parsed.flags.contains("--help")) {
-    out << kEvaluateHelp;
-    return kExitOk;
-  }
-  const std::unique_ptr<Workload> workload = workload_option(parsed);
-  if (!parsed.values.contains("--point")) throw UsageError("--point V1,V2,... is required");
-  double fidelity = 1;
-  if (parsed.values.contains("--fidelity")) {
-    fidelity = parse_nonnegative("--fidelity", parsed.values.at("--fidelity"));
-    if (fidelity > 1) throw UsageError("--fidelity: must be in [0, 1], got '" + parsed.values.at("--fidelity") + "'");
-  }
+int run(const EvaluateCommand& command, std::istream&, std::ostream& out, std::ostream&, bool) {
+  const std::unique_ptr<Workload> workload = make_chosen_workload(command.workload);
+  const double fidelity = command.fidelity;
   const std::vector<WorkloadParameter> inputs = workload->parameters();
-  std::vector<std::string> items;
-  std::istringstream list(parsed.values.at("--point"));
-  for (std::string item; std::getline(list, item, ',');) items.push_back(item);
+  const std::vector<std::string>& items = command.point;
   std::string names;
   for (const WorkloadParameter& p : inputs) names += (names.empty() ? "" : ", ") + p.name;
   if (items.size() != inputs.size()) {
@@ -730,60 +816,27 @@ int evaluate_command(const std::vector<std::string>& args, std::ostream& out) {
   return kExitOk;
 }
 
-int preview_command(const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs parsed = parse_args(
-      "preview", args,
-      with_cost_options({"--config", "--seed", "--order", "--metric", "--metric-seed", "--trace",
-                         "--workers"}),
-      {"--help", "--json"});
-  if (parsed.flags.contains("--help")) {
-    out << kPreviewHelp;
-    return kExitOk;
-  }
-  const bool on_workers = parsed.values.contains("--workers");
-  if (!on_workers) {
-    for (const std::string& option : kCostOptions) {
-      if (parsed.values.contains(option)) throw UsageError(option + ": needs --workers N");
-    }
-  } else if (parsed.values.contains("--order")) {
-    throw UsageError("--order: not with --workers (trials act in the order their training finishes)");
-  }
-  PreviewOptions options;
-  if (parsed.values.contains("--order")) {
-    options.order = parse_choice<PickOrder>(
-        "--order", parsed.values.at("--order"),
-        {{"fifo", PickOrder::kFifo}, {"random", PickOrder::kRandom}});
-  }
-  if (parsed.values.contains("--metric")) {
-    options.metric = parse_choice<PreviewMetric>(
-        "--metric", parsed.values.at("--metric"),
-        {{"constant", PreviewMetric::kConstant},
-         {"random", PreviewMetric::kRandom},
-         {"trial-id", PreviewMetric::kTrialId}});
-  }
-  if (parsed.values.contains("--metric-seed")) {
-    options.seed = parse_seed("--metric-seed", parsed.values.at("--metric-seed"));
-  }
-  std::optional<RunOptions> run;
-  if (on_workers) run = run_options(parsed);
-  const Loaded loaded = load(parsed);
-  if (run && !run->faults.max_restarts_fixed) run->faults.max_restarts = loaded.config.max_restarts;
+int run(const PreviewCommand& command, std::istream&, std::ostream& out, std::ostream&, bool) {
+  std::optional<RunOptions> on_workers = command.workers;
+  PreviewOptions options = command.preview;
+  const Loaded loaded = load(command.config, command.seed);
+  if (on_workers && !on_workers->faults.max_restarts_fixed) on_workers->faults.max_restarts = loaded.config.max_restarts;
   std::ofstream trace;
-  if (parsed.values.contains("--trace")) {
-    trace.open(parsed.values.at("--trace"));
-    if (!trace) throw UsageError("--trace: cannot write '" + parsed.values.at("--trace") + "'");
+  if (command.trace) {
+    trace.open(*command.trace);
+    if (!trace) throw UsageError("--trace: cannot write '" + *command.trace + "'");
     options.trace = &trace;
   }
   const SearcherSettings& searcher = loaded.config.searcher;
   Searcher engine = make_searcher(searcher, loaded.config.hyperparameters, loaded.seed);
   WorkerFigures figures;
   const PreviewResult result =
-      run ? preview_on_workers(engine, options, searcher.max_length.units, *run, figures)
+      on_workers ? preview_on_workers(engine, options, searcher.max_length.units, *on_workers, figures)
           : simulate(engine, options);
-  if (parsed.flags.contains("--json")) {
+  if (command.json) {
     nlohmann::json j = result.to_json();
     j["seed"] = loaded.seed;
-    if (run) {
+    if (on_workers) {
       const RunSummary& s = figures.summary;
       j["workers"] = {{"workers", figures.workers}, {"wall_time", s.wall_time},
                       {"utilisation", s.utilisation}, {"training_units", s.training_units},
@@ -799,9 +852,9 @@ int preview_command(const std::vector<std::string>& args, std::ostream& out) {
       << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed "
       << loaded.seed << "\n\n";
   print_preview_table(result, unit, out);
-  if (run) {
+  if (on_workers) {
     const RunSummary& s = figures.summary;
-    out << "\nOn " << figures.workers << " simulated worker(s) at " << run->cost.seconds_per_unit
+    out << "\nOn " << figures.workers << " simulated worker(s) at " << on_workers->cost.seconds_per_unit
         << " s per length unit" << (unit.empty() ? "" : " (" + unit + ")") << ": wall time " << s.wall_time
         << " s, utilisation " << std::round(s.utilisation * 1000) / 10 << "%, training units "
         << s.training_units << '\n';
@@ -815,44 +868,37 @@ int preview_command(const std::vector<std::string>& args, std::ostream& out) {
 
 }  // namespace
 
-int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
-                     std::ostream& err, bool err_is_terminal) {
-  if (args.empty()) {
-    err << kMainHelp;
-    return kExitUsage;
-  }
+SimCommand parse_searcher_sim_args(const std::vector<std::string>& args) {
+  if (args.empty()) return TextCommand{kMainHelp, true, kExitUsage};
   const std::string& command = args.front();
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--help" || command == "-h") return TextCommand{kMainHelp};
+  if (command == "help") {
+    const std::string topic = rest.empty() ? "" : rest.front();
+    if (topic == "searchers") return TextCommand{catalog_help()};
+    return TextCommand{topic == "drive"      ? kDriveHelp
+                       : topic == "preview"  ? kPreviewHelp
+                       : topic == "run"      ? kRunHelp
+                       : topic == "compare"  ? kCompareHelp
+                       : topic == "evaluate" ? kEvaluateHelp
+                                             : kMainHelp};
+  }
+  if (command == "--version") return TextCommand{"searcher-sim 0.1.0\n"};
+  if (command == "drive") return parse_drive(rest);
+  if (command == "preview") return parse_preview(rest);
+  if (command == "run") return parse_run(rest);
+  if (command == "compare") return parse_compare(rest);
+  if (command == "evaluate") return parse_evaluate(rest);
+  throw UsageError("unknown command '" + command +
+                   "' (commands: run, compare, preview, drive, evaluate, help)");
+}
+
+int run_searcher_sim(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                     std::ostream& err, bool err_is_terminal) {
+  const std::string command = args.empty() ? "" : args.front();
   try {
-    if (command == "--help" || command == "-h") {
-      out << kMainHelp;
-      return kExitOk;
-    }
-    if (command == "help") {
-      const std::string topic = rest.empty() ? "" : rest.front();
-      if (topic == "searchers") {
-        out << catalog_help();
-        return kExitOk;
-      }
-      out << (topic == "drive"     ? kDriveHelp
-              : topic == "preview" ? kPreviewHelp
-              : topic == "run"     ? kRunHelp
-              : topic == "compare" ? kCompareHelp
-              : topic == "evaluate" ? kEvaluateHelp
-                                   : kMainHelp);
-      return kExitOk;
-    }
-    if (command == "--version") {
-      out << "searcher-sim 0.1.0\n";
-      return kExitOk;
-    }
-    if (command == "drive") return drive_command(rest, in, out);
-    if (command == "preview") return preview_command(rest, out);
-    if (command == "run") return run_command(rest, out, err, err_is_terminal);
-    if (command == "compare") return compare_command(rest, out, err, err_is_terminal);
-    if (command == "evaluate") return evaluate_command(rest, out);
-    throw UsageError("unknown command '" + command +
-                     "' (commands: run, compare, preview, drive, evaluate, help)");
+    const SimCommand parsed = parse_searcher_sim_args(args);
+    return std::visit([&](const auto& c) { return run(c, in, out, err, err_is_terminal); }, parsed);
   } catch (const UsageError& e) {
     err << "searcher-sim" << (command.starts_with("-") ? "" : " " + command) << ": " << e.what()
         << "\n(see 'searcher-sim help"

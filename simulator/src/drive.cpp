@@ -63,7 +63,7 @@ nlohmann::json drive_line(Searcher& searcher, std::string_view line,
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (1e999)
     return {{"error", "not valid JSON: " + parse_error_text(e)}};
   }
   try {

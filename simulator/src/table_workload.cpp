@@ -85,7 +85,9 @@ class DictReader {
     }
     double number = 0;
     const auto result = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), number);
-    if (result.ec != std::errc()) fail("expected a number, a quoted string or None");
+    if (result.ec != std::errc() || !std::isfinite(number)) {
+      fail("expected a number, a quoted string or None");
+    }
     pos_ = static_cast<std::size_t>(result.ptr - text_.data());
     return {number, std::nullopt};
   }
@@ -94,11 +96,16 @@ class DictReader {
   std::size_t pos_ = 0;
 };
 
-double parse_number(std::string_view field, const char* column) {
+// A number in [low, high] (from_chars would also take "nan" and "inf").
+double parse_number(std::string_view field, const char* column, double low, double high) {
   double value = 0;
   const auto result = std::from_chars(field.data(), field.data() + field.size(), value);
-  if (field.empty() || result.ec != std::errc() || result.ptr != field.data() + field.size()) {
-    throw LineError(std::string(column) + ": expected a number, got '" + std::string(field) + "'");
+  if (field.empty() || result.ec != std::errc() || result.ptr != field.data() + field.size() ||
+      !(value >= low && value <= high)) {
+    std::ostringstream expected;
+    expected << column << ": expected a number in [" << low << ", " << high << "], got '"
+             << field << "'";
+    throw LineError(expected.str());
   }
   return value;
 }
@@ -114,13 +121,12 @@ struct Column {
 
 class TableWorkload final : public Workload {
  public:
-  TableWorkload(const std::filesystem::path& path, std::string name) : name_(std::move(name)) {
-    std::ifstream in(path);
-    if (!in) throw std::invalid_argument("cannot read table '" + path.string() + "'");
+  TableWorkload(std::istream& in, const std::string& source, std::string name)
+      : name_(std::move(name)) {
     std::string line;
     std::getline(in, line);
     if (line != kHeader) {
-      throw std::invalid_argument(path.string() + ":1: expected the header '" + kHeader + "'");
+      throw std::invalid_argument(source + ":1: expected the header '" + kHeader + "'");
     }
     std::map<std::string, std::size_t> row_of_key;
     std::vector<std::vector<KeyValue>> raw;  // per configuration, in column order
@@ -130,11 +136,11 @@ class TableWorkload final : public Workload {
       try {
         read_line(line, row_of_key, raw, accuracy);
       } catch (const LineError& e) {
-        throw std::invalid_argument(path.string() + ":" + std::to_string(number) + ": " + e.what());
+        throw std::invalid_argument(source + ":" + std::to_string(number) + ": " + e.what());
       }
     }
-    if (raw.empty()) throw std::invalid_argument(path.string() + ": no rows");
-    finish(path, raw, accuracy);
+    if (raw.empty()) throw std::invalid_argument(source + ": no rows");
+    finish(source, raw, accuracy);
   }
 
   std::string_view name() const override { return name_; }
@@ -206,14 +212,23 @@ class TableWorkload final : public Workload {
     if (fields.size() != 7) {
       throw LineError("expected 8 columns, got " + std::to_string(fields.size() + 1));
     }
-    const double fraction = parse_number(fields[0], "train_frac");
-    const double acc = parse_number(fields[3], "acc");
+    // A fraction of the training set, and an accuracy.
+    const double fraction = parse_number(fields[0], "train_frac", 0, 1);
+    const double acc = parse_number(fields[3], "acc", 0, 1);
     auto [it, inserted] = row_of_key.try_emplace(key, raw.size());
     if (inserted) {
       std::vector<KeyValue> values;
       const auto entries = DictReader(key).read();
-      if (columns_.empty()) {
-        for (const auto& [name, value] : entries) columns_.push_back({name});
+      // The first configuration names the columns (found by fuzzing: testing columns_.empty()
+      // instead let a first row of "{}" leave it without values for the columns named later).
+      if (raw.empty()) {
+        for (const auto& entry : entries) {
+          const auto same = [&](const Column& c) { return c.name == entry.first; };
+          if (std::any_of(columns_.begin(), columns_.end(), same)) {
+            throw LineError("hp_key: key '" + entry.first + "' appears twice");
+          }
+          columns_.push_back({entry.first});
+        }
       }
       if (entries.size() != columns_.size()) {
         throw LineError("hp_key: expected the keys of the first row");
@@ -233,7 +248,7 @@ class TableWorkload final : public Workload {
     at[it->second] = acc;
   }
 
-  void finish(const std::filesystem::path& path, const std::vector<std::vector<KeyValue>>& raw,
+  void finish(const std::string& source, const std::vector<std::vector<KeyValue>>& raw,
               const std::map<double, std::vector<std::optional<double>>>& accuracy) {
     for (std::size_t j = 0; j < columns_.size(); ++j) {
       Column& c = columns_[j];
@@ -252,7 +267,7 @@ class TableWorkload final : public Workload {
         }
       }
       if (numbers == texts) {
-        throw std::invalid_argument(path.string() + ": column '" + c.name +
+        throw std::invalid_argument(source + ": column '" + c.name +
                                     "' must hold only numbers or only strings");
       }
       c.categorical = texts;
@@ -280,7 +295,7 @@ class TableWorkload final : public Workload {
       for (std::size_t row = 0; row < raw.size(); ++row) {
         if (row >= per_config.size() || !per_config[row]) {
           std::ostringstream message;
-          message << path.string() << ": configuration " << row + 1 << " (in order of appearance) has no row at train_frac " << fraction;
+          message << source << ": configuration " << row + 1 << " (in order of appearance) has no row at train_frac " << fraction;
           throw std::invalid_argument(message.str());
         }
         errors_[row].push_back(1 - *per_config[row]);
@@ -313,8 +328,15 @@ class TableWorkload final : public Workload {
 
 }  // namespace
 
+std::unique_ptr<Workload> read_table_workload(std::istream& in, const std::string& source,
+                                              std::string name) {
+  return std::make_unique<TableWorkload>(in, source, std::move(name));
+}
+
 std::unique_ptr<Workload> make_table_workload(const std::filesystem::path& csv, std::string name) {
-  return std::make_unique<TableWorkload>(csv, std::move(name));
+  std::ifstream in(csv);
+  if (!in) throw std::invalid_argument("cannot read table '" + csv.string() + "'");
+  return read_table_workload(in, csv.string(), std::move(name));
 }
 
 }  // namespace hpsearch

@@ -23,7 +23,9 @@ std::string numbered(const char* prefix, long number) {
 class MfBranin final : public Workload {
  public:
   explicit MfBranin(FidelityConvention convention) : convention_(convention) {}
-  std::string_view name() const override { return "mf-branin"; }
+  std::string_view name() const override {
+    return convention_ == FidelityConvention::kAllCoefficients ? "mf-branin" : "mf-branin-dragonfly";
+  }
   std::vector<WorkloadParameter> parameters() const override {
     return {{"x1", -5, 10, false}, {"x2", 0, 15, false}};
   }
@@ -98,7 +100,12 @@ class MfHartmann final : public HartmannBase {
  public:
   MfHartmann(int d, FidelityConvention convention)
       : HartmannBase(hartmann_a(d), hartmann_p(d)), d_(d), convention_(convention) {}
-  std::string_view name() const override { return d_ == 3 ? "mf-hartmann3" : "mf-hartmann6"; }
+  std::string_view name() const override {
+    if (convention_ == FidelityConvention::kFirstCoefficient) {
+      return d_ == 3 ? "mf-hartmann3-dragonfly" : "mf-hartmann6-dragonfly";
+    }
+    return d_ == 3 ? "mf-hartmann3" : "mf-hartmann6";
+  }
   double value(const std::vector<double>& x, double z) const override {
     Eigen::Vector4d alpha = kAlpha;
     if (convention_ == FidelityConvention::kAllCoefficients) {
@@ -147,8 +154,9 @@ class PriorHartmann final : public HartmannBase {
 
 class CountingOnes final : public Workload {
  public:
-  explicit CountingOnes(int per_kind) : per_kind_(per_kind) {}
-  std::string_view name() const override { return "counting-ones"; }
+  explicit CountingOnes(int per_kind)
+      : name_(numbered("counting-ones-", per_kind)), per_kind_(per_kind) {}
+  std::string_view name() const override { return name_; }
   std::vector<WorkloadParameter> parameters() const override {
     std::vector<WorkloadParameter> out;
     for (int i = 0; i < per_kind_; ++i) out.push_back({numbered("cat", i), 0, 1, true});
@@ -164,6 +172,7 @@ class CountingOnes final : public Workload {
   std::optional<double> optimum() const override { return -2.0 * per_kind_; }
 
  private:
+  std::string name_;
   int per_kind_;
 };
 

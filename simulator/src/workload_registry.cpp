@@ -83,11 +83,15 @@ std::string joined(const std::set<std::string>& names) {
   return text;
 }
 
-// A count suffix such as the 4 of counting-ones-4, in [1, 999].
+// A count suffix such as the 4 of counting-ones-4, in [1, 999], written without leading zeros
+// (so that each workload has one name).
 std::optional<int> count_suffix(const std::string& name, const std::string& prefix) {
   if (!name.starts_with(prefix)) return std::nullopt;
   const std::string n = name.substr(prefix.size());
-  if (n.empty() || n.size() > 3 || !std::all_of(n.begin(), n.end(), ::isdigit)) return std::nullopt;
+  if (n.empty() || n.size() > 3 || n.front() == '0' ||
+      !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
   const int value = std::stoi(n);
   return value >= 1 ? std::optional<int>(value) : std::nullopt;
 }
@@ -153,8 +157,10 @@ std::filesystem::path default_data_dir() {
                                                              : HPSEARCH_INSTALLED_DATA_DIR;
 }
 
-std::unique_ptr<Workload> make_workload(const std::string& name,
-                                        const std::filesystem::path& data_dir) {
+namespace {
+
+std::unique_ptr<Workload> make_named_workload(const std::string& name,
+                                              const std::filesystem::path& data_dir) {
   if (name == "mf-branin") return make_mf_branin(FidelityConvention::kAllCoefficients);
   if (name == "mf-branin-dragonfly") return make_mf_branin(FidelityConvention::kFirstCoefficient);
   if (name == "mf-hartmann3") return make_mf_hartmann(3, FidelityConvention::kAllCoefficients);
@@ -177,6 +183,19 @@ std::unique_ptr<Workload> make_workload(const std::string& name,
       "' (workloads: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6, "
       "mf-hartmann3-dragonfly, mf-hartmann6-dragonfly, prior-hartmann-{default,good,moderate,"
       "bad,terrible}, counting-ones-N, learning-curves-N, rbv2-svm, rbv2-glmnet, rbv2-aknn)");
+}
+
+}  // namespace
+
+std::unique_ptr<Workload> make_workload(const std::string& name,
+                                        const std::filesystem::path& data_dir) {
+  try {
+    return make_named_workload(name, data_dir);
+  } catch (const std::invalid_argument& e) {
+    // Every message names the workload as given ("unknown workload 'x'" already does).
+    if (std::string_view(e.what()).starts_with("unknown workload '")) throw;
+    throw std::invalid_argument("workload '" + name + "': " + e.what());
+  }
 }
 
 }  // namespace hpsearch

@@ -345,3 +345,11 @@ TEST_CASE("config: ASHA rung lengths that repeat are refused with the computed l
   CHECK_NOTHROW((void)parse("searcher: {name: async_halving, metric: m, num_rungs: 3, divisor: 3, "
                             "max_trials: 9, max_length: 12}\n"));
 }
+
+TEST_CASE("config: control characters in a message are escaped") {
+  // Found by fuzzing (fuzz/corpus/config/regress-control-characters-in-a-key.yaml): a NUL in a
+  // key cut the message short, and an escape sequence reached the terminal.
+  CHECK_CONFIG_ERROR("searcher: {name: single, metric: m, max_length: {\"e\\0\\e[2J\": 4}}\n",
+                     "exp.yaml:1:50: searcher.max_length.e\\x00\\x1b[2J: unknown field; valid "
+                     "fields of a length are: batches, epochs, records");
+}

@@ -184,6 +184,13 @@ TEST_CASE("yaml: what cannot be read faithfully is refused with its location") {
     CHECK_CONFIG_ERROR(kSearcher + "hyperparameters:\n  x: !!int twelve\n",
                        "exp.yaml:3:6: hyperparameters.x: !!int 'twelve' is not an integer");
   }
+  SUBCASE("text yaml-cpp stops reading in") {
+    // Found by fuzzing (fuzz/corpus/config/regress-parser-stops-advancing.yaml): yaml-cpp 0.7
+    // returned the same empty document forever and LoadAll never ended, allocating.
+    CHECK_CONFIG_ERROR(", 1\n", "exp.yaml:1:1: invalid YAML: cannot be read from here on");
+    CHECK_CONFIG_ERROR("# a comment\n, 32, 64]}\n",
+                       "exp.yaml:2:1: invalid YAML: cannot be read from here on");
+  }
   SUBCASE("more than one document") {
     CHECK_CONFIG_ERROR(kSearcher + "---\n" + kSearcher,
                        "exp.yaml:3:1: the file holds 2 YAML documents (separated by ---); a "

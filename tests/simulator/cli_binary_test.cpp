@@ -264,7 +264,7 @@ TEST_CASE("searcher-sim run: golden summary of a run derived by hand") {
   // counting-ones-1 at (1, 0.5) is -1.5. The best is the first trial to finish at length 8,
   // the first created, whose request id for seed 0 is spec 1.2's golden one.
   CHECK(result.out ==
-        "searcher 'async_halving' on workload 'counting-ones', 4 worker(s), seed 0\n"
+        "searcher 'async_halving' on workload 'counting-ones-1', 4 worker(s), seed 0\n"
         "best metric -1.5 (trial ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8), found at 8 s\n"
         "first trial at max_length after 8 s\n"
         "trials created 8; validations per length: 2:8 4:8 8:8\n"
@@ -318,7 +318,8 @@ TEST_CASE("searcher-sim run --out: every file and plot, and fault options") {
   const Run data = run("run --config x.yaml --workload rbv2-svm --workers 2 --data-dir /nonexistent");
   CHECK(data.code == 2);
   CHECK(data.err.starts_with(
-      "searcher-sim run: --workload: cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'"));
+      "searcher-sim run: --workload: workload 'rbv2-svm': cannot read table "
+      "'/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'"));
   const Run stragglers = run("run --config x.yaml --workload mf-branin --workers 2 --stragglers 2");
   CHECK(stragglers.code == 2);
   CHECK(stragglers.err.starts_with(

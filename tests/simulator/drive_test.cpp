@@ -57,6 +57,11 @@ TEST_CASE("drive: bad lines are answered with an error and change nothing") {
 
   CHECK(error_of(s, "nope").starts_with("not valid JSON: parse error at line 1, column 2"));
   CHECK(error_of(s, "") == "empty line: expected one JSON object per line");
+  // Found by fuzzing (fuzz/corpus/drive/regress-number-overflow): a number beyond double's
+  // range is refused like any malformed line instead of ending the session.
+  CHECK(error_of(s, R"({"event":"trial_progress","request_id":")" + std::string(kA) +
+                        R"(","units":1e999})") ==
+        "not valid JSON: number overflow parsing '1e999'");
   CHECK(error_of(s, "[1,2]") ==
         R"(expected a JSON object like {"event":"trial_created",...}, got [1,2])");
   CHECK(error_of(s, R"({"request_id":"x"})") == "missing field 'event'");

@@ -133,7 +133,7 @@ TEST_CASE("engine: every value a trial can get must be a number the workload rea
   const auto ones = make_workload("counting-ones-1");
   CHECK_THROWS_WITH_AS(
       check_workload_parameters(*ones, space({{"cat0", double_hp(0, 1)}, {"cont0", double_hp(0, 1)}})),
-      "the config's hyperparameters do not fit workload 'counting-ones': cat0 ranges over [0, 1], "
+      "the config's hyperparameters do not fit workload 'counting-ones-1': cat0 ranges over [0, 1], "
       "but the workload reads 0 or 1 there",
       std::invalid_argument);
   CHECK_NOTHROW(check_workload_parameters(

@@ -75,7 +75,22 @@ TEST_CASE("table workload: unreadable tables name the file, line and column") {
   CHECK(error_of("a,b\n") ==
         "bad.csv:1: expected the header 'hp_key,train_frac,f1,f1_std,acc,acc_std,auc,auc_std'");
   CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,x,0,0,0\n") ==
-        "bad.csv:2: acc: expected a number, got 'x'");
+        "bad.csv:2: acc: expected a number in [0, 1], got 'x'");
+  // Found by fuzzing (fuzz/corpus/table/regress-*): numbers that are not finite or out of
+  // range, and a key given twice.
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",nan,0,0,0.5,0,0,0\n") ==
+        "bad.csv:2: train_frac: expected a number in [0, 1], got 'nan'");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,1.5,0,0,0\n") ==
+        "bad.csv:2: acc: expected a number in [0, 1], got '1.5'");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': inf}\",0.5,0,0,0.5,0,0,0\n") ==
+        "bad.csv:2: hp_key: expected a number, a quoted string or None at character 7");
+  CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0, 'c': 2.0}\",0.5,0,0,0.5,0,0,0\n") ==
+        "bad.csv:2: hp_key: key 'c' appears twice");
+  // Found by fuzzing (fuzz/corpus/table/regress-first-row-without-keys): a first row with no
+  // keys let the next row name the columns, and the first row had no values for them.
+  CHECK(error_of(std::string(kHeader) + "\"{}\",1.0,0,0,0.5,0,0,0\n"
+                                        "\"{'c': 1.0}\",1.0,0,0,0.5,0,0,0\n") ==
+        "bad.csv:3: hp_key: expected the keys of the first row");
   CHECK(error_of(std::string(kHeader) + "\"{'c': 1.0}\",0.5,0,0,0.5,0,0\n") ==
         "bad.csv:2: expected 8 columns, got 7");
   CHECK(error_of(std::string(kHeader) + "\"{'c': True}\",0.5,0,0,0.5,0,0,0\n") ==
@@ -111,6 +126,6 @@ TEST_CASE("table workload: the shipped YAHPO rbv2 tables") {
   CHECK(make_workload("rbv2-glmnet")->parameters().size() == 3);
   CHECK(make_workload("rbv2-aknn")->parameters().size() == 6);
   HPSEARCH_CHECK_THROWS_TEXT((void)make_workload("rbv2-svm", "/nonexistent"),
-                             "cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
+                             "workload 'rbv2-svm': cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
                              std::invalid_argument);
 }

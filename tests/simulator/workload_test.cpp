@@ -142,3 +142,27 @@ TEST_CASE("workload: learning curves rise from their start, cross, and still inf
   CHECK(make_learning_curves(4, 1)->value(configs[3], 0.5) != curves->value(configs[3], 0.5));
   CHECK_THROWS_AS((void)make_learning_curves(0), std::invalid_argument);
 }
+
+TEST_CASE("workload: each is called by the name it was asked for, and errors quote that name") {
+  // Found by fuzzing (fuzz/workload_name_fuzz.cpp): the dragonfly forms and counting-ones-N
+  // used to report "mf-branin" or "counting-ones" in summaries and messages.
+  for (const char* name : {"mf-branin", "mf-branin-dragonfly", "mf-hartmann3", "mf-hartmann6",
+                           "mf-hartmann3-dragonfly", "mf-hartmann6-dragonfly",
+                           "prior-hartmann-good", "counting-ones-3", "learning-curves-2"}) {
+    INFO(name);
+    CHECK(make_workload(name)->name() == name);
+  }
+  CHECK_THROWS_WITH_AS((void)make_workload("prior-hartmann-best"),
+                       "workload 'prior-hartmann-best': unknown mf-prior-bench preset 'best' "
+                       "(presets: default, good, moderate, bad, terrible)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)make_workload("learning-curves-101"),
+                       "workload 'learning-curves-101': learning-curves needs 1 to 100 inputs, got 101",
+                       std::invalid_argument);
+  for (const char* unknown : {"counting-ones-0", "learning-curves-06"}) {
+    CHECK_THROWS_WITH_AS((void)make_workload(unknown),
+                         doctest::Contains(("unknown workload '" + std::string(unknown) +
+                                            "' (workloads: ").c_str()),
+                         std::invalid_argument);
+  }
+}

@@ -15,8 +15,9 @@ namespace hpsearch {
 [[nodiscard]] std::string json_line(const nlohmann::json& value);
 
 /// What a JSON parse error says, without nlohmann's `[json.exception.parse_error.N] ` prefix:
-/// "parse error at line 1, column 2: ...".
-[[nodiscard]] std::string parse_error_text(const nlohmann::json::parse_error& error);
+/// "parse error at line 1, column 2: ...". Any json exception parse() throws: a syntax error,
+/// or a number out of range (1e999, found by fuzzing).
+[[nodiscard]] std::string parse_error_text(const nlohmann::json::exception& error);
 
 /// The protocol's answer to an event: `{"operations": [...]}` (with explanations if asked).
 [[nodiscard]] nlohmann::json operations_answer(const std::vector<Operation>& ops,

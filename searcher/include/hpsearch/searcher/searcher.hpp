@@ -182,6 +182,12 @@ class BasicSearcher {
       if (!started.is_boolean()) throw ProtocolError("snapshot: started must be a boolean");
       Rng rng = snapshot.at("rng").get<Rng>();
       TrialBook book = snapshot.at("searcher_state").get<TrialBook>();
+      if (!started.get<bool>() && book.trials_requested() > 0) {
+        // A search that has not started has no trial (found by fuzzing: it made the next
+        // initial_operations number its creates from 0 again).
+        throw ProtocolError("snapshot: started is false, but searcher_state has " +
+                            std::to_string(book.trials_requested()) + " trial(s)");
+      }
       const nlohmann::json& method_state = snapshot.at("search_method_state");
       // The method first: a snapshot of another search is named by its method.
       M method = method_;

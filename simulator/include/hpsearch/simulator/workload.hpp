@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -82,6 +83,10 @@ enum class FidelityConvention { kAllCoefficients, kFirstCoefficient };
 /// train_frac (z). The optimum is the table's best error at train_frac 1. Throws
 /// std::invalid_argument naming the file and line of anything it cannot read.
 [[nodiscard]] std::unique_ptr<Workload> make_table_workload(const std::filesystem::path& csv,
+                                                            std::string name);
+/// The same, reading the table from `in`; `source` names it in messages.
+[[nodiscard]] std::unique_ptr<Workload> read_table_workload(std::istream& in,
+                                                            const std::string& source,
                                                             std::string name);
 
 /// Where the shipped data (data/yahpo-rbv2) is: the source tree's data/ directory while it

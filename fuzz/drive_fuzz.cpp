@@ -1,0 +1,133 @@
+// Fuzz target: drive protocol lines (DESIGN.md section 3) fed to a searcher in any state.
+//
+// Input: the first line picks the searcher (byte 0, from support/searchers.hpp), --explain
+// (byte 1, odd) and a prefix of allowed events (the rest: their number, then the choices).
+// Each further line is either `!` + choices, which plays that many more allowed events, or a
+// protocol line sent as it is, after `@D` is replaced by the request id of trial D and `#D` by
+// trial D's outstanding validate_after length (so mutations reach real trials).
+//
+// Contract: every line gets exactly one answer, an object with one field of the protocol
+// (operations, progress, snapshot, restored, error); an error is a non-empty sentence without
+// the JSON library's internals and leaves the state unchanged (the snapshot, and the derived
+// structures behind it: support/master.hpp, same_state); operations read back
+// as operations; every event the searcher's own state allows is accepted.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "hpsearch/simulator/drive.hpp"
+#include "support/fuzz_support.hpp"
+#include "support/master.hpp"
+#include "support/searchers.hpp"
+
+namespace {
+
+using hpsearch::Searcher;
+using hpsearch::fuzz::broken;
+using hpsearch::fuzz::Choices;
+
+// Replaces @D and #D (D one digit) with trial D's request id and outstanding length.
+std::string substituted(const Searcher& searcher, std::string_view line) {
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    const bool marker = (c == '@' || c == '#') && i + 1 < line.size() && line[i + 1] >= '0' &&
+                        line[i + 1] <= '9';
+    if (!marker) {
+      out += c;
+      continue;
+    }
+    const auto n = static_cast<std::size_t>(line[++i] - '0');
+    const std::string id = hpsearch::fuzz::trial_id(searcher, n);
+    if (c == '@') {
+      out += id;
+    } else {
+      const nlohmann::json book = searcher.book();
+      const nlohmann::json& trials = book.at("trials");
+      const nlohmann::json op = trials.empty() ? nullptr : trials.at(n % trials.size()).at("op");
+      out += op.is_null() ? "0" : op.at("length").dump();
+    }
+  }
+  return out;
+}
+
+void check_answer(const nlohmann::json& answer, std::string_view line) {
+  const auto fail = [&](std::string_view what) {
+    broken(what, "line:   " + std::string(line) + "\nanswer: " + hpsearch::json_line(answer));
+  };
+  if (!answer.is_object() || answer.size() != 1) fail("the answer is not an object with one field");
+  if (hpsearch::json_line(answer).find('\n') != std::string::npos) fail("the answer spans lines");
+  if (answer.contains("error")) {
+    const nlohmann::json& error = answer.at("error");
+    if (!error.is_string() || error.get_ref<const std::string&>().empty()) {
+      fail("the error is not a non-empty string");
+    }
+    if (error.get_ref<const std::string&>().find("[json.exception") != std::string::npos) {
+      fail("the error leaks the JSON library's internals");
+    }
+  } else if (answer.contains("operations")) {
+    for (const nlohmann::json& op : answer.at("operations")) {
+      nlohmann::json shown = op;
+      shown.erase("explain");
+      if (nlohmann::json(op.get<hpsearch::Operation>()) != shown) {
+        fail("an operation does not read back as itself");
+      }
+    }
+  } else if (answer.contains("progress")) {
+    const nlohmann::json& p = answer.at("progress");
+    if (!p.is_number() || !std::isfinite(p.get<double>()) || p.get<double>() < 0) {
+      fail("progress is not a finite number >= 0");
+    }
+  } else if (!answer.contains("snapshot") && answer != nlohmann::json{{"restored", true}}) {
+    fail("the answer has no field of the protocol");
+  }
+}
+
+// Sends one line the searcher's state allows; returns false if none is.
+bool play_allowed(Searcher& searcher, Choices& choices, const hpsearch::DriveOptions& options) {
+  const std::optional<std::string> line = hpsearch::fuzz::allowed_line(searcher, choices);
+  if (!line) return false;
+  const nlohmann::json answer = hpsearch::drive_line(searcher, *line, options);
+  check_answer(answer, *line);
+  if (answer.contains("error")) broken("an allowed event was refused", *line + "\n" + answer.dump());
+  return true;
+}
+
+void play(Searcher& searcher, std::string_view recipe, const hpsearch::DriveOptions& options) {
+  Choices choices(recipe);
+  const std::size_t steps = choices.below(64);
+  for (std::size_t i = 0; i < steps && play_allowed(searcher, choices, options); ++i) {
+  }
+}
+
+void send_hostile(Searcher& searcher, std::string_view raw, const hpsearch::DriveOptions& options) {
+  const std::string line = substituted(searcher, raw);
+  const Searcher before = searcher;
+  const nlohmann::json answer = hpsearch::drive_line(searcher, line, options);
+  check_answer(answer, line);
+  if (answer.contains("error") && !hpsearch::fuzz::same_state(before, searcher)) {
+    broken("a refused line changed the searcher",
+           line + "\n" + answer.dump() + "\nbefore: " + before.snapshot().dump() +
+               "\nafter:  " + searcher.snapshot().dump());
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view input = hpsearch::fuzz::as_text(data, size);
+  const std::string_view header = hpsearch::fuzz::take_line(input);
+  Choices pick(header.substr(0, 2));
+  Searcher searcher = hpsearch::fuzz::pool_searcher(pick.below(256));
+  const hpsearch::DriveOptions options{.explain = pick.below(2) == 1};
+  play(searcher, header.size() > 2 ? header.substr(2) : std::string_view{}, options);
+  while (!input.empty()) {
+    const std::string_view line = hpsearch::fuzz::take_line(input);
+    if (line.starts_with('!')) {
+      play(searcher, line.substr(1), options);
+    } else {
+      send_hostile(searcher, line, options);
+    }
+  }
+  return 0;
+}

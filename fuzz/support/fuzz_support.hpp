@@ -1,0 +1,51 @@
+#pragma once
+// What the fuzz targets share: reading decisions off an input, and stopping loudly when a
+// contract is broken. libFuzzer saves the input of any abort; the replay driver names it.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+namespace hpsearch::fuzz {
+
+/// Prints which contract was broken and the details, then aborts.
+[[noreturn]] inline void broken(std::string_view contract, std::string_view detail) {
+  std::cerr << "fuzz contract broken: " << contract << '\n' << detail << '\n';
+  std::abort();
+}
+
+/// Small decisions read off bytes, front to back. After the last byte every decision is 0, so
+/// any input is a complete recipe and a shorter one is a simpler recipe.
+class Choices {
+ public:
+  explicit Choices(std::string_view bytes) : bytes_(bytes) {}
+
+  /// A number in [0, n); n >= 1.
+  [[nodiscard]] std::size_t below(std::size_t n) {
+    if (pos_ >= bytes_.size()) return 0;
+    return static_cast<unsigned char>(bytes_[pos_++]) % n;
+  }
+  [[nodiscard]] bool exhausted() const { return pos_ >= bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  std::size_t pos_ = 0;
+};
+
+/// Removes the first line from `text` and returns it, without its '\n'.
+[[nodiscard]] inline std::string_view take_line(std::string_view& text) {
+  const std::size_t end = text.find('\n');
+  const std::string_view line = text.substr(0, end);
+  text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  return line;
+}
+
+/// The input as text.
+[[nodiscard]] inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast): bytes as chars
+}
+
+}  // namespace hpsearch::fuzz
