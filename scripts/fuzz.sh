@@ -21,7 +21,7 @@ seconds=$2
 build=build/fuzz
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DHPSEARCH_SANITIZE=address,undefined -DHPSEARCH_FUZZ=ON -DHPSEARCH_BUILD_BENCH=OFF >/dev/null
 fi
 
