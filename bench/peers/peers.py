@@ -9,7 +9,7 @@
    is timed is the decision machinery.
 2. Quality at equal budget: one worker, the same total training units (2,700 = 100 full
    trainings of 27 units), on MF-Hartmann-6 and counting ones (4 + 4), reimplemented below
-   from spec/benchmarks.md and checked against `searcher-sim evaluate`; 20 seeds; median and
+   from docs/benchmarks.md and checked against `searcher-sim evaluate`; 20 seeds; median and
    quartiles of the final regret of the best trial trained to full length. hpsearch runs its
    random, TPE and GP samplers (issue 13) under async_halving and adaptive_asha; Optuna runs
    TPE (multivariate, constant liar) and random sampling, both seeded, with Hyperband.
@@ -34,7 +34,7 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 MAX_LENGTH = 27
 BUDGET = 100 * MAX_LENGTH
 
-# ---- workloads (spec benchmarks.md 2.2 and 2.5; simulator/src/workload.cpp) -----------------
+# ---- workloads (docs/benchmarks.md 2.2 and 2.5; simulator/src/workload.cpp) -----------------
 
 H6_A = [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14],
         [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]

@@ -1,4 +1,4 @@
-"""SGD classifier on scikit-learn's digits (spec benchmarks.md W1): one epoch is one shuffled
+"""SGD classifier on scikit-learn's digits (docs/benchmarks.md W1): one epoch is one shuffled
 pass over the training split with partial_fit; the metric is validation accuracy.
 A Determined Core API script (0.37 form: the searcher's operations), run by searcher-run
 unchanged (see README.md)."""

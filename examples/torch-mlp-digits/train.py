@@ -1,4 +1,4 @@
-"""A PyTorch MLP on scikit-learn's digits (spec benchmarks.md W2): 1-3 hidden layers with ReLU
+"""A PyTorch MLP on scikit-learn's digits (docs/benchmarks.md W2): 1-3 hidden layers with ReLU
 and dropout, SGD with momentum; one epoch is one pass over the training split in mini-batches;
 the metric is validation accuracy. About half of random configurations never learn, which is
 where ASHA beats random search most. A Determined Core API script, run by searcher-run

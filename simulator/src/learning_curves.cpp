@@ -1,4 +1,4 @@
-// Synthetic learning curves (spec benchmarks.md 2.6). Each configuration's curve is a weighted
+// Synthetic learning curves (docs/benchmarks.md 2.6). Each configuration's curve is a weighted
 // mix of three of Domhan et al.'s families, all rising from a start value y0 at epoch 1 toward
 // an asymptote c:
 //   pow3       c - (c - y0) t^-alpha

@@ -1,4 +1,4 @@
-// Real Determined experiment configs (spec/benchmarks.md section 5) and the shipped examples.
+// Real Determined experiment configs (docs/benchmarks.md section 5) and the shipped examples.
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -350,7 +350,7 @@ TEST_CASE("searcher-sim: every example that names a workload runs on it") {
 }
 
 TEST_CASE("searcher-sim evaluate: a workload's value at one configuration") {
-  // Reference values of spec benchmarks.md 2.7: Branin's optimum 0.397887 at (-pi, 12.275),
+  // Reference values of docs/benchmarks.md 2.7: Branin's optimum 0.397887 at (-pi, 12.275),
   // Hartmann-6's -3.32237 at its optimum.
   const Run branin = run("evaluate --workload mf-branin --point -3.141592653589793,12.275");
   CHECK(branin.code == 0);

@@ -1,4 +1,4 @@
-// The drive protocol, line by line (DESIGN.md section 3).
+// The drive protocol, line by line (docs/protocol.md).
 #include <doctest/doctest.h>
 
 #include <sstream>

@@ -1,4 +1,4 @@
-// Reference values: spec/benchmarks.md section 2.7 (recomputed there from the public
+// Reference values: docs/benchmarks.md section 2.7 (recomputed there from the public
 // implementations), to the 6 decimals given.
 #include <doctest/doctest.h>
 

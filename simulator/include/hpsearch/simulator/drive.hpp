@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The JSON-lines protocol (DESIGN.md section 3): one event per line in, exactly one line out.
+/// The JSON-lines protocol (docs/protocol.md): one event per line in, exactly one line out.
 
 #include <iosfwd>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Workloads: what a trial's metric is, for a configuration at a fidelity, in simulated
-/// searches. Closed-form multi-fidelity benchmarks (spec/benchmarks.md section 2) with their
+/// searches. Closed-form multi-fidelity benchmarks (docs/benchmarks.md section 2) with their
 /// published conventions; fidelity z is length / max_length in [0, 1], z = 1 the target.
 
 #include <cstdint>
@@ -66,7 +66,7 @@ enum class FidelityConvention { kAllCoefficients, kFirstCoefficient };
 /// expectation -(sum x + sum y); cost proportional to the budget (fidelity).
 [[nodiscard]] std::unique_ptr<Workload> make_counting_ones(int per_kind);
 
-/// Synthetic learning curves (spec benchmarks.md 2.6) on x0 .. x(d-1) in [0, 1]: the metric is
+/// Synthetic learning curves (docs/benchmarks.md 2.6) on x0 .. x(d-1) in [0, 1]: the metric is
 /// the error 1 - y(t) of a weighted mix of pow3, ilog2 and Janoschek accuracy curves over
 /// t = max(1, 100 z) epochs, whose asymptote, start, speeds and weights are smooth random
 /// functions of the configuration (random Fourier features, fixed by `instance`). Speed and
