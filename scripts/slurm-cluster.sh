@@ -3,7 +3,7 @@
 # file under one state directory, started and stopped by this script.
 #
 #   scripts/slurm-cluster.sh start [DIR]   start munge, slurmctld and slurmd; wait for an idle node
-#   scripts/slurm-cluster.sh stop  [DIR]   cancel every job, then stop the daemons
+#   scripts/slurm-cluster.sh stop  [DIR]   cancel every job, then stop the daemons (munge too, if start started it)
 #   scripts/slurm-cluster.sh env   [DIR]   print the environment a Slurm client needs (SLURM_CONF)
 #
 # DIR defaults to $HPSEARCH_SLURM_DIR or /tmp/hpsearch-slurm. Needs root (slurmd runs jobs as
@@ -70,7 +70,10 @@ EOF
 start_munge() {
   if munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then return; fi
   mkdir -p /run/munge && chown munge:munge /run/munge && chmod 0755 /run/munge
-  runuser -u munge -- /usr/sbin/munged
+  # Started here, so stopped here too (stop reads the pid file); a munged that was already
+  # running belongs to someone else and is left alone.
+  runuser -u munge -- /usr/sbin/munged --pid-file=/run/munge/munged.pid
+  cp /run/munge/munged.pid "$dir/munged.pid" 2>/dev/null || true
   for _ in $(seq 50); do
     if munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then return; fi
     sleep 0.1
@@ -129,6 +132,7 @@ case "$command" in
     done
     stop_daemon "$dir/slurmd.pid"
     stop_daemon "$dir/slurmctld.pid"
+    stop_daemon "$dir/munged.pid" && rm -f "$dir/munged.pid"
     ;;
   env)
     echo "export SLURM_CONF=$conf"

@@ -135,7 +135,7 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
       return 0;
     }
     if (command == "--version") {
-      out << "searcher-run 0.1.0\n";
+      out << "searcher-run " HPSEARCH_VERSION "\n";
       return 0;
     }
     const std::unique_ptr<Launcher> launcher = make_local_launcher();

@@ -883,7 +883,7 @@ SimCommand parse_searcher_sim_args(const std::vector<std::string>& args) {
                        : topic == "evaluate" ? kEvaluateHelp
                                              : kMainHelp};
   }
-  if (command == "--version") return TextCommand{"searcher-sim 0.1.0\n"};
+  if (command == "--version") return TextCommand{"searcher-sim " HPSEARCH_VERSION "\n"};
   if (command == "drive") return parse_drive(rest);
   if (command == "preview") return parse_preview(rest);
   if (command == "run") return parse_run(rest);

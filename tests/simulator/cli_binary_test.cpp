@@ -46,6 +46,27 @@ std::string write_config(const std::string& name, const std::string& text) {
 }
 }  // namespace
 
+// The version a release declares, read from the top-level CMakeLists.txt's project() line.
+std::string declared_version() {
+  std::ifstream in(std::string(HPSEARCH_SOURCE_DIR) + "/CMakeLists.txt");
+  const std::string key = "project(hpsearch VERSION ";
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(key)) return line.substr(key.size(), line.find(' ', key.size()) - key.size());
+  }
+  return "";
+}
+
+TEST_CASE("searcher-sim and searcher-run --version print the project's version") {
+  const std::string version = declared_version();
+  REQUIRE_FALSE(version.empty());
+  const Run sim = run("--version");
+  CHECK(sim.code == 0);
+  CHECK(sim.out == "searcher-sim " + version + "\n");
+  const Run runner = run_program(SEARCHER_RUN, "--version", scratch());
+  CHECK(runner.code == 0);
+  CHECK(runner.out == "searcher-run " + version + "\n");
+}
+
 TEST_CASE("searcher-sim drive: one answer per line, byte-identical across runs") {
   const std::string input =
       "{\"event\":\"initial_operations\"}\n"
