@@ -100,12 +100,12 @@ struct SearcherParser {
                             "{records: N} or {epochs: N}, got " + describe(node));
   }
 
-  // single, random and grid: a length is needed to issue absolute validate_after lengths.
-  [[nodiscard]] Length plain_length() const {
-    return length_value(map.require("max_length", " (how long to train each trial, e.g. "
-                                                  "max_length: {batches: 1000} or max_length: "
-                                                  "1000)"),
-                        map.path_of("max_length"));
+  // single, random and grid: max_length, or none (Determined 0.38): each trial then trains
+  // until its script ends.
+  [[nodiscard]] std::optional<Length> plain_length() const {
+    const Node* length = optional("max_length");
+    if (!length) return std::nullopt;
+    return length_value(*length, map.path_of("max_length"));
   }
 
   // ASHA searchers also take Determined 0.38's form: time_metric plus max_time.
@@ -273,7 +273,8 @@ struct OptionParser {
 // config), and how it is made.
 struct MethodRow {
   CatalogEntry entry;
-  Length (*length)(const SearcherParser&);
+  /// The max_length it trains to; none when each trial decides its own (single, random, grid).
+  std::optional<Length> (*length)(const SearcherParser&);
   MethodConfig (*parse)(const SearcherParser&, std::uint64_t max_length);
   AnyMethod (*make)(const MethodConfig&, std::optional<std::uint64_t> capacity);
 };
@@ -289,8 +290,8 @@ std::uint64_t capped(std::uint64_t max_trials, std::optional<std::uint64_t> capa
   return capacity ? std::min(max_trials, *capacity) : max_trials;
 }
 
-Length plain_length(const SearcherParser& p) { return p.plain_length(); }
-Length asha_length(const SearcherParser& p) { return p.asha_length(); }
+std::optional<Length> plain_length(const SearcherParser& p) { return p.plain_length(); }
+std::optional<Length> asha_length(const SearcherParser& p) { return p.asha_length(); }
 
 const std::vector<MethodRow>& method_rows() {
   static const std::vector<MethodRow> rows{
@@ -525,7 +526,11 @@ SearcherSettings parse_searcher(const Reader& reader, const Node& node, const No
   if (const auto uuid = p.optional("source_checkpoint_uuid")) {
     (void)read_string(reader, *uuid, "searcher.source_checkpoint_uuid");
   }
-  settings.max_length = row.length(p);
+  const std::optional<Length> length = row.length(p);
+  // Without a length the searcher issues a nominal validate_after(1): "train until your script
+  // ends" (docs/config.md, how 0.38's form maps onto the operation-based searcher).
+  settings.trial_decides_length = !length;
+  settings.max_length = length.value_or(Length{1, ""});
   // Determined 0.38's form (time_metric + max_time): the trials' metrics drive the search.
   if (map.has("time_metric")) settings.time_metric = settings.max_length.unit;
   settings.method = row.parse(p, settings.max_length.units);

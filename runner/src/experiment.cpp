@@ -430,8 +430,9 @@ class Experiment final : private SupervisorListener {
         [this](std::uint32_t i) { return prepare_launch(i); },
         [this](std::uint32_t i, long pid) {
           const TrialRecord& t = trials_[i];
-          report_.log(name(i) + " started (pid " + std::to_string(pid) + ", train to " +
-                      std::to_string(*t.target) +
+          report_.log(name(i) + " started (pid " + std::to_string(pid) + ", " +
+                      (config_.searcher.trial_decides_length ? "train until its script ends"
+                                                             : "train to " + std::to_string(*t.target)) +
                       (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length) : "") + ")");
           reconcile(i);
         },
@@ -460,14 +461,14 @@ class Experiment final : private SupervisorListener {
         {"HPSEARCH_CHECKPOINT_DIR", (dir / "checkpoints").string()},
         {"HPSEARCH_METRIC", config_.searcher.metric},
         {"HPSEARCH_SMALLER_IS_BETTER", config_.searcher.smaller_is_better ? "1" : "0"},
-        {"HPSEARCH_MAX_LENGTH", std::to_string(config_.searcher.max_length.units)},
+        {"HPSEARCH_MAX_LENGTH", configured_length()},
         {"HPSEARCH_CMD_FD", "3"},
         {"HPSEARCH_REPORT_FD", "4"},
         {"HPSEARCH_EXPERIMENT_KEY", settings_.key},
         {"HPSEARCH_CHECKPOINT_STORAGE", storage_.string()},
-        {"HPSEARCH_SEARCH_MODE", driven_by_metrics() ? "metrics" : "operations"},
+        {"HPSEARCH_SEARCH_MODE", trains_on_its_own() ? "metrics" : "operations"},
         {"HPSEARCH_TIME_METRIC", config_.searcher.time_metric},
-        {"HPSEARCH_SEARCHER_MAX_LENGTH", std::to_string(config_.searcher.max_length.units)},
+        {"HPSEARCH_SEARCHER_MAX_LENGTH", configured_length()},
         {"HPSEARCH_MAX_LENGTH_UNIT", config_.searcher.max_length.unit},
         {"HPSEARCH_SLOTS_PER_TRIAL", std::to_string(slots_per_trial_)},
         {"HPSEARCH_CONFIG_JSON", (directory_ / "config.json").string()},
@@ -512,7 +513,7 @@ class Experiment final : private SupervisorListener {
     } else if (const auto* m = std::get_if<MetricsReport>(&report)) {
       metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group, m->steps_completed, m->metrics,
                       wall_seconds());
-      if (driven_by_metrics() && m->group == "validation") validated_by_metrics(i, line, *m);
+      if (driven_by_time_metric() && m->group == "validation") validated_by_metrics(i, line, *m);
     } else if (const auto* v = std::get_if<ValidationReport>(&report)) {
       if (!l.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
       if (v->length != *l.sent_target) {
@@ -597,7 +598,32 @@ class Experiment final : private SupervisorListener {
     }
   }
 
-  bool driven_by_metrics() const { return !config_.searcher.time_metric.empty(); }
+  // Determined 0.38's forms: validation metrics at time_metric values drive the search, or
+  // (single/random/grid without max_length) each trial trains until its script ends.
+  bool driven_by_time_metric() const { return !config_.searcher.time_metric.empty(); }
+  bool trains_on_its_own() const { return driven_by_time_metric() || config_.searcher.trial_decides_length; }
+  // What the trial is told of max_length: nothing when its script decides.
+  std::string configured_length() const {
+    return config_.searcher.trial_decides_length ? "" : std::to_string(config_.searcher.max_length.units);
+  }
+
+  // Determined 0.38's single/random/grid without max_length: the trial's run is its one
+  // validate_after, completed when the script ends (exit 0) with the last searcher metric it
+  // reported. False when it reported none.
+  bool validated_by_its_end(std::uint32_t i) {
+    TrialRecord& t = trials_[i];
+    const std::vector<MetricPoint>& curve = metrics_.curve(i);
+    if (curve.empty()) return false;
+    const std::uint64_t length = *t.target;
+    t.target.reset();
+    launches_[i].sent_target.reset();
+    report_.log(name(i) + " ended; its last " + config_.searcher.metric + " (at " + std::to_string(curve.back().steps) +
+                " steps) is its validation: " + json_line(metric_to_json(curve.back().value)));
+    metrics_.note_searcher_value(curve.back().value);
+    feed(ValidationCompleted{t.id, curve.back().value, length}, metrics_.validation_metrics_at(i, curve.back().steps));
+    reconcile(i);
+    return true;
+  }
 
   // A checkpoint is stored: in checkpoint storage (a storage id), or anywhere (a path).
   void checkpointed(std::uint32_t i, const std::string& line, const CheckpointReport& c) {
@@ -717,9 +743,13 @@ class Experiment final : private SupervisorListener {
       return;
     }
     if (t.target && !l.pause_sent) {
+      if (config_.searcher.trial_decides_length && validated_by_its_end(i)) return;
       // As Determined takes it: the script chose to end before its operation was done.
-      report_.log(name(i) + " exited (exit code 0) before reporting its validation at " +
-                  std::to_string(*t.target) + ": a user-requested stop");
+      report_.log(name(i) + " exited (exit code 0) " +
+                  (config_.searcher.trial_decides_length
+                       ? "without reporting " + config_.searcher.metric + " in validation metrics"
+                       : "before reporting its validation at " + std::to_string(*t.target)) +
+                  ": a user-requested stop");
       feed(TrialExitedEarly{t.id, ExitedReason::kUserRequestedStop});
       if (!t.closed) feed(TrialClosed{t.id});
       return;

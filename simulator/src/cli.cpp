@@ -617,6 +617,7 @@ int run(const RunCommand& command, std::istream&, std::ostream& out, std::ostrea
   RunOptions options = command.options;
   const std::unique_ptr<Workload> workload = make_chosen_workload(command.workload);
   const Loaded loaded = load(command.config, command.seed);
+  check_simulated_length(loaded.config.searcher, command.config);
   check_workload_parameters(*workload, loaded.config.hyperparameters);
   options.smaller_is_better = loaded.config.searcher.smaller_is_better;
   if (!options.faults.max_restarts_fixed) options.faults.max_restarts = loaded.config.max_restarts;
@@ -684,6 +685,7 @@ int run(const CompareCommand& command, std::istream&, std::ostream& out, std::os
   std::vector<std::string> names;
   for (const std::string& path : config_paths) {
     configs.push_back(load_config(path));
+    check_simulated_length(configs.back().searcher, path);
     names.push_back(std::filesystem::path(path).filename().string());
   }
   ProgressBar bar(err, err_is_terminal, "comparing");
@@ -820,6 +822,7 @@ int run(const PreviewCommand& command, std::istream&, std::ostream& out, std::os
   std::optional<RunOptions> on_workers = command.workers;
   PreviewOptions options = command.preview;
   const Loaded loaded = load(command.config, command.seed);
+  check_simulated_length(loaded.config.searcher, command.config);
   if (on_workers && !on_workers->faults.max_restarts_fixed) on_workers->faults.max_restarts = loaded.config.max_restarts;
   std::ofstream trace;
   if (command.trace) {

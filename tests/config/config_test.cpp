@@ -100,6 +100,25 @@ TEST_CASE("config: adaptive_asha and async_halving defaults and the v0.38 length
   CHECK(asha.searcher.time_metric.empty());  // max_length: operations drive it
 }
 
+TEST_CASE("config: v0.38 single, random and grid without max_length: the trial decides") {
+  // Determined 0.38 dropped the length from these searchers: a trial trains until its script
+  // ends. The searcher then issues a nominal validate_after(1) (docs/config.md).
+  for (const char* text : {"searcher: {name: single, metric: m}\n",
+                           "searcher: {name: random, metric: m, max_trials: 3, max_length: null}\n",
+                           "searcher: {name: grid, metric: m}\n"}) {
+    INFO(text);
+    const ExperimentConfig c = parse(text);
+    CHECK(c.searcher.trial_decides_length);
+    CHECK(c.searcher.max_length == Length{1, ""});
+    CHECK(c.searcher.time_metric.empty());
+  }
+  CHECK(std::get<RandomConfig>(parse("searcher: {name: random, metric: m, max_trials: 3}\n").searcher.method)
+            .max_length == 1);
+  const ExperimentConfig given = parse("searcher: {name: single, metric: m, max_length: {epochs: 2}}\n");
+  CHECK_FALSE(given.searcher.trial_decides_length);
+  CHECK(given.searcher.max_length == Length{2, "epochs"});
+}
+
 TEST_CASE("config: the whole config is kept as JSON for the runner and the trials") {
   const ExperimentConfig c = parse(R"(searcher: {name: single, metric: loss, max_length: 3}
 resources:
@@ -128,9 +147,10 @@ TEST_CASE("config: missing required fields name the field and say what it is") {
   CHECK_CONFIG_ERROR("searcher: {name: grid, max_length: 3}\n",
                      "exp.yaml:1:11: searcher.metric: missing required field (the name of the "
                      "validation metric to optimise)");
-  CHECK_CONFIG_ERROR("searcher: {name: single, metric: m}\n",
-                     "exp.yaml:1:11: searcher.max_length: missing required field (how long to "
-                     "train each trial, e.g. max_length: {batches: 1000} or max_length: 1000)");
+  CHECK_CONFIG_ERROR("searcher: {name: async_halving, metric: m, max_trials: 4, num_rungs: 2}\n",
+                     "exp.yaml:1:11: searcher.max_length: missing required field (the longest a "
+                     "trial trains, e.g. max_length: {batches: 1000}; or give time_metric and "
+                     "max_time)");
   CHECK_CONFIG_ERROR("searcher: {metric: m}\n",
                      "exp.yaml:1:11: searcher.name: missing required field (one of 'single', "
                      "'random', 'grid', 'async_halving', 'adaptive_asha')");

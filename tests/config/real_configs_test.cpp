@@ -151,8 +151,8 @@ searcher:
   CHECK_FALSE(c.searcher.smaller_is_better);
 }
 
-TEST_CASE("real configs: v0.38 single without max_length is refused with the reason") {
-  CHECK_THROWS_WITH_AS((void)parse_config(R"(name: mnist_pytorch_const
+TEST_CASE("real configs: v0.38 single without max_length: the script decides how long") {
+  const ExperimentConfig c = parse_config(R"(name: mnist_pytorch_const
 hyperparameters:
   learning_rate: 1.0
 searcher:
@@ -161,10 +161,9 @@ searcher:
   smaller_is_better: true
 entrypoint: python3 train.py --epochs 1
 )",
-                                          "const.yaml"),
-                       "const.yaml:5:3: searcher.max_length: missing required field (how long to "
-                       "train each trial, e.g. max_length: {batches: 1000} or max_length: 1000)",
-                       ConfigError);
+                                          "const.yaml");
+  CHECK(c.searcher.trial_decides_length);
+  CHECK(std::holds_alternative<SingleConfig>(c.searcher.method));
 }
 
 TEST_CASE("examples: every shipped example config loads") {

@@ -73,6 +73,64 @@ def metrics():
     check(alone.returncode == 0 and "validation metrics at 40" in alone.stderr, alone.stderr)
 
 
+def metrics_038():
+    """Determined 0.38's tutorial config has no max_length: the script decides how long a trial
+    trains, and its last validation is what the searcher sees."""
+    config = work / "metrics-0.38.yaml"
+    config.write_text((examples / "metrics.yaml").read_text().replace("  max_length: {batches: 40}\n", ""))
+    check("max_length" not in config.read_text(), config.read_text())
+    exp, e = search(config)
+    check(e["state"] == "completed" and e["progress"] == 1.0, (e["state"], e["progress"]))
+    (trial,) = e["trials"]
+    check(trial["outcome"] == "completed", trial)
+    # The script's own validation after 40 steps of x += 0.1 (1 - x): loss (1 - x)^2 = 0.9^80.
+    (validation,) = trial["validations"]
+    check(validation["length"] == 1 and abs(validation["metric"] - 0.9 ** 80) < 1e-12, validation)
+
+
+# A plain 0.38 Core API script for the grid below: what a trial does depends on its hparam.
+GRID_038_SCRIPT = """import determined as det
+
+info = det.get_cluster_info()
+mode = info.trial.hparams["mode"]
+with det.core.init() as core_context:
+    for op in core_context.searcher.operations():
+        assert op.length is None, op.length  # 0.38: no length without max_length
+        if mode == "fail" and info.trial.trial_run_id == 1:
+            raise SystemExit(1)  # fails once, then its restart reports
+        if mode != "silent":
+            for step in (1, 2):
+                loss = {"report": 0.5, "fail": 0.25}[mode] * step
+                core_context.train.report_validation_metrics(steps_completed=step, metrics={"loss": loss})
+        op.report_completed(0.0)  # only logged in 0.38's form
+"""
+
+
+def grid_038():
+    """A grid without max_length (0.38): each trial runs until its script ends; the last
+    validation it reported completes its run, one that reports none is a user-requested stop,
+    and a failed run is restarted as usual."""
+    (work / "grid.py").write_text(GRID_038_SCRIPT)
+    config = work / "grid.yaml"
+    config.write_text("""name: grid-0.38
+entrypoint: python3 grid.py
+hyperparameters:
+  mode: {type: categorical, vals: [report, silent, fail]}
+searcher: {name: grid, metric: loss, max_concurrent_trials: 2}
+max_restarts: 1
+""")
+    exp, e = search(config, context=work)
+    check(e["state"] == "completed" and e["progress"] == 1.0, (e["state"], e["progress"]))
+    by_mode = {t["hparams"]["mode"]: t for t in e["trials"]}
+    check(sorted(by_mode) == ["fail", "report", "silent"], list(by_mode))
+    check(by_mode["report"]["outcome"] == "completed", by_mode["report"])
+    check([v["metric"] for v in by_mode["report"]["validations"]] == [1.0], by_mode["report"])
+    check(by_mode["silent"]["outcome"] == "user_requested_stop", by_mode["silent"])
+    check(by_mode["fail"]["outcome"] == "completed" and by_mode["fail"]["restarts"] == 1, by_mode["fail"])
+    check([v["metric"] for v in by_mode["fail"]["validations"]] == [0.5], by_mode["fail"])
+    check(e["best"]["metric"] == 0.5, e["best"])
+
+
 def checkpoints():
     exp = work / "exp"
     runner = subprocess.Popen([searcher_run, "run", "--config", examples / "checkpoints.yaml", "--dir", exp,
@@ -258,7 +316,7 @@ def json_encode():
     check(json.loads(util.json_encode(values)) == expected, util.json_encode(values))
 
 
-cases = {"metrics": metrics, "checkpoints": checkpoints, "hpsearch": hpsearch, "hpsearch-metrics": hpsearch_metrics,
+cases = {"metrics": metrics, "metrics-0.38": metrics_038, "grid-0.38": grid_038, "checkpoints": checkpoints, "hpsearch": hpsearch, "hpsearch-metrics": hpsearch_metrics,
          "hpsearch-metrics-killed": hpsearch_metrics_killed,
          "distributed-torchrun": distributed,
          "distributed-plain": lambda: distributed("python3 -m determined.launch.torch_distributed python3 4_distributed.py"),

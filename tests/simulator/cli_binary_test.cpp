@@ -111,6 +111,27 @@ TEST_CASE("searcher-sim drive: a config error stops before reading stdin, exit 2
   CHECK(result.err == config + ":4:15: searcher.max_trials: must be an integer >= 1, got -5\n");
 }
 
+TEST_CASE("searcher-sim: a config without max_length (0.38) cannot be simulated, and says why") {
+  const std::string config = write_config("no-length.yaml",
+      "searcher: {name: random, metric: loss, max_trials: 3}\n"
+      "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n");
+  const std::string why = config + ": searcher.max_length: not given, so each trial trains until its script "
+                          "ends (Determined 0.38's form, which searcher-run serves); the simulator needs a "
+                          "length to play training in virtual time: add one, e.g. max_length: 100\n";
+  for (const std::string command : {"preview", "run", "compare"}) {
+    INFO(command);
+    const Run result = run(command + (command == "compare" ? " --configs '" : " --config '") + config +
+                           "'" + (command == "preview" ? "" : " --workload counting-ones-1 --workers 1"));
+    CHECK(result.code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err == "searcher-sim " + command + ": " + why);
+  }
+  // The drive protocol serves it: the embedder sees the nominal length 1.
+  const Run drive = run("drive --config '" + config + "'", "{\"event\":\"initial_operations\"}\n");
+  CHECK(drive.code == 0);
+  CHECK(drive.out.find("\"length\":1") != std::string::npos);
+}
+
 TEST_CASE("searcher-sim: a self-referencing YAML alias is a config error, not a crash (issue 10)") {
   const std::string config = write_config(
       "recursive.yaml",

@@ -50,6 +50,10 @@ struct SearcherSettings {
   /// validation metrics reported at that metric's values then drive the search. Empty with
   /// max_length.
   std::string time_metric;
+  /// Determined 0.38's single/random/grid without max_length: each trial trains until its
+  /// script ends, and max_length is a nominal 1 (the trial's run is one validate_after(1),
+  /// completed with the last searcher metric it reported).
+  bool trial_decides_length = false;
   MethodConfig method;
   SamplerConfig sampler;
 };

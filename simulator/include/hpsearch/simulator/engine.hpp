@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -128,6 +129,11 @@ struct RunSummary {
 /// The config's top-level hyperparameters must be exactly the workload's inputs. Throws
 /// std::invalid_argument naming the missing and the extra ones.
 void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space);
+
+/// The simulator plays training in units of max_length: a config without one (Determined
+/// 0.38's single/random/grid, each trial training until its script ends) cannot be simulated.
+/// Throws std::invalid_argument naming the config file, saying so and what to add.
+void check_simulated_length(const SearcherSettings& searcher, const std::string& config_path);
 
 /// Plays the search to its shutdown. Throws SimulationError if it stalls.
 [[nodiscard]] RunSummary run_simulation(Searcher& searcher, const Workload& workload,
