@@ -69,6 +69,15 @@ HPSEARCH_METHODS = {  # label -> (searcher.name, sampler)
 }
 OPTUNA_METHODS = {"optuna TPE + Hyperband": "tpe", "optuna random + Hyperband": "random"}
 METHODS = list(HPSEARCH_METHODS) + list(OPTUNA_METHODS)
+# Run only when named (--methods): adaptive_asha with every bracket down to one rung (trials
+# trained to full length at once), as Hyperband's full range of brackets; it matters where
+# short trainings rank configurations badly (the rbv2 tables).
+EXTRA_METHODS = {
+    "hpsearch TPE + adaptive_asha conservative": ("adaptive_asha_conservative", "tpe"),
+    "hpsearch GP + adaptive_asha conservative": ("adaptive_asha_conservative", "gp"),
+}
+HPSEARCH_METHODS.update(EXTRA_METHODS)
+ALL_METHODS = METHODS + list(EXTRA_METHODS)
 
 
 def hyperparameters_yaml(workload):
@@ -85,6 +94,7 @@ def hyperparameters_yaml(workload):
 
 def config_yaml(workload, method, sampler, workers, seed):
     body = ("  name: async_halving\n  num_rungs: 4\n  divisor: 3\n" if method == "async_halving"
+            else "  name: adaptive_asha\n  divisor: 3\n  mode: conservative\n" if method == "adaptive_asha_conservative"
             else "  name: adaptive_asha\n  divisor: 3\n  mode: standard\n")
     return ("searcher:\n" + body +
             f"  metric: loss\n  max_length: {MAX_LENGTH}\n  max_trials: 100000\n"
@@ -316,6 +326,39 @@ def run_cell(binaries, workload_name, method, workers, seed):
             "seconds": round(time.perf_counter() - start, 3)}
 
 
+def fidelity_correlation(binary, samples=300, seed=1):
+    """How well short trainings rank configurations, per workload: Spearman's rank correlation
+    between the values at lengths 1, 3, 9 and at full length over random configurations."""
+    import random
+
+    def ranks(values):
+        order = sorted(range(len(values)), key=values.__getitem__)
+        out = [0] * len(values)
+        for rank, i in enumerate(order):
+            out[i] = rank
+        return out
+
+    def spearman(a, b):
+        ra, rb = ranks(a), ranks(b)
+        mean = (len(a) - 1) / 2
+        cov = sum((x - mean) * (y - mean) for x, y in zip(ra, rb))
+        return cov / math.sqrt(sum((x - mean) ** 2 for x in ra) * sum((y - mean) ** 2 for y in rb))
+
+    rng = random.Random(seed)
+    draw = {"categorical": lambda a: rng.choice(a), "int": lambda a: rng.randint(a[0], a[1]),
+            "log": lambda a: 10.0 ** rng.uniform(a[0], a[1]), "double": lambda a: rng.uniform(a[0], a[1])}
+    print(f"Spearman's rank correlation with the value at length {MAX_LENGTH}, {samples} random configurations:\n")
+    print("| workload | length 1 | length 3 | length 9 |")
+    print("|---|---|---|---|")
+    for name, space in WORKLOADS.items():
+        workload = Workload(binary, name)
+        curves = [workload.curve({n: draw[kind](args) for n, kind, args in space}) for _ in range(samples)]
+        workload.close()
+        full = [c[-1] for c in curves]
+        cells = [f"{spearman([c[length - 1] for c in curves], full):.2f}" for length in (1, 3, 9)]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 FIELDS = ["workload", "workers", "method", "seed", "final", "units", "trials", "end_time", "trajectory",
           "seconds"]
 
@@ -337,7 +380,12 @@ def main():
     parser.add_argument("--workers", default="1,4,16")
     parser.add_argument("--seeds", default="0-29", help="a range a-b or a list")
     parser.add_argument("--jobs", type=int, default=1, help="runs in parallel")
+    parser.add_argument("--fidelity-correlation", action="store_true",
+                        help="only print how well short trainings rank configurations, per workload")
     args = parser.parse_args()
+    if args.fidelity_correlation:
+        fidelity_correlation(args.workload_server)
+        return
     seeds = (list(range(int(args.seeds.split("-")[0]), int(args.seeds.split("-")[1]) + 1))
              if "-" in args.seeds else [int(s) for s in args.seeds.split(",")])
     done = {(r["workload"], r["workers"], r["method"], r["seed"]) for r in read_rows(args.out)}
@@ -347,8 +395,8 @@ def main():
             for w in args.workloads.split(",") for m in args.methods.split(";")
             if (w, str(n), m, str(s)) not in done]
     for _, m, _, _ in todo:
-        if m not in METHODS:
-            sys.exit(f"unknown method '{m}' (methods: {'; '.join(METHODS)})")
+        if m not in ALL_METHODS:
+            sys.exit(f"unknown method '{m}' (methods: {'; '.join(ALL_METHODS)})")
     new_file = not os.path.exists(args.out)
     with open(args.out, "a", newline="") as f, ProcessPoolExecutor(args.jobs) as pool:
         out = csv.DictWriter(f, FIELDS)
@@ -363,7 +411,7 @@ def main():
                   f"{row['final']} ({row['seconds']} s)", file=sys.stderr)
     # Sorted, so that the checked-in file does not depend on the order runs finished in.
     rows = read_rows(args.out)
-    rows.sort(key=lambda r: (r["workload"], int(r["workers"]), METHODS.index(r["method"]), int(r["seed"])))
+    rows.sort(key=lambda r: (r["workload"], int(r["workers"]), ALL_METHODS.index(r["method"]), int(r["seed"])))
     with open(args.out, "w", newline="") as f:
         out = csv.DictWriter(f, FIELDS)
         out.writeheader()

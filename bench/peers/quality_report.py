@@ -21,7 +21,9 @@ import csv
 import json
 import math
 import statistics
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
+
+import quality  # bench/peers/quality.py: the workloads and methods, in their order
 
 HPSEARCH_PREFIX = "hpsearch "
 OPTUNA_TPE = "optuna TPE + Hyperband"
@@ -53,10 +55,25 @@ def trajectory(row):
     return [tuple(float(x) for x in point.split(":")) for point in row["trajectory"].split(";") if point]
 
 
+def common_seeds(rows):
+    """The rows of quality.METHODS cut down, per workload and worker count, to the seeds every
+    one of those methods ran there, so that each comparison is over the same seeds; rows of the
+    extra methods are kept as they are."""
+    seeds = defaultdict(set)
+    for r in rows:
+        seeds[(r["workload"], r["workers"], r["method"])].add(r["seed"])
+    common = {}
+    for (w, n, m), s in seeds.items():
+        if m in quality.METHODS:
+            common[(w, n)] = common.get((w, n), s) & s
+    return [r for r in rows if r["method"] not in quality.METHODS or r["seed"] in common[(r["workload"], r["workers"])]]
+
+
 def summarise(rows):
-    workloads = list(OrderedDict.fromkeys(r["workload"] for r in rows))
+    rows = common_seeds(rows)
+    workloads = [w for w in quality.WORKLOADS if any(r["workload"] == w for r in rows)]
     workers = sorted({int(r["workers"]) for r in rows})
-    methods = list(OrderedDict.fromkeys(r["method"] for r in rows))
+    methods = [m for m in quality.ALL_METHODS if any(r["method"] == m for r in rows)]
     cells = defaultdict(list)
     for r in rows:
         cells[(r["workload"], int(r["workers"]), r["method"])].append(r)
@@ -86,16 +103,18 @@ def summarise(rows):
                     "finished": len(finals), "q1": q and q[0], "median": q and q[1], "q3": q and q[2],
                     "reached_target": len(reached),
                     "time_to_target": statistics.median(reached) if reached else None})
-    # Ranks over the seeds that every method ran.
+    # Ranks among the methods run on every workload at that worker count (extra methods run on
+    # a few workloads only are left out), over the seeds that all of them ran.
     for n in workers:
+        ranked = [m for m in methods if all((w, n, m) in cells for w in workloads)]
         totals, counts = defaultdict(float), defaultdict(int)
         for w in workloads:
             by_seed = defaultdict(dict)
-            for m in methods:
+            for m in ranked:
                 for r in cells.get((w, n, m), []):
                     by_seed[r["seed"]][m] = float(r["final"]) if r["final"] else math.inf
             for seed, finals in by_seed.items():
-                if len(finals) != len(methods):
+                if len(finals) != len(ranked):
                     continue
                 ordered = sorted(finals.values())
                 for m, v in finals.items():
@@ -109,12 +128,12 @@ def summarise(rows):
                 "per_workload": {w: totals[(w, m)] / counts[(w, m)] if counts[(w, m)] else None
                                  for w in workloads},
                 "seeds": sum(counts[(w, m)] for w in workloads)}
-            for m in methods}
+            for m in ranked}
     index = {(c["workload"], c["workers"], c["method"]): c for c in summary["cells"]}
     for w in workloads:
         for n in workers:
             optuna = index.get((w, n, OPTUNA_TPE))
-            ours = [index[(w, n, m)] for m in methods
+            ours = [index[(w, n, m)] for m in summary["ranks"][str(n)]
                     if m.startswith(HPSEARCH_PREFIX) and (w, n, m) in index and index[(w, n, m)]["median"] is not None]
             if not optuna or not ours:
                 continue
@@ -144,13 +163,17 @@ def tables(summary):
                 cells.append("-" if not c or c["median"] is None else
                              f"{fmt(c['median'])} [{fmt(c['q1'])}, {fmt(c['q3'])}]" +
                              ("" if c["runs"] == max(seeds) else f" ({c['runs']})"))
-            rank = summary["ranks"][str(n)][m]["mean"]
+            if all((w, n, m) not in index for w in ws):
+                continue
+            rank = summary["ranks"][str(n)].get(m, {}).get("mean")
             out.append(f"| {m} | " + " | ".join(cells) + f" | {fmt(rank) if rank else '-'} |")
         out += ["", f"Time to target ({n} worker{'s' if n > 1 else ''}): median virtual seconds, "
                 "runs that reached it / runs", "",
                 "| method | " + " | ".join(f"{w} (≤ {fmt(summary['targets'].get(w))})" for w in ws) + " |",
                 "|---|" + "---|" * len(ws)]
         for m in summary["methods"]:
+            if all((w, n, m) not in index for w in ws):
+                continue
             cells = []
             for w in ws:
                 c = index.get((w, n, m))
@@ -183,13 +206,16 @@ def replace_section(text, name, body):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--results", required=True, help="quality.py's CSV")
+    parser.add_argument("--results", required=True, nargs="+", help="quality.py's CSV files")
     parser.add_argument("--summary", help="JSON summary to write")
     parser.add_argument("--samplers-doc", help="docs/samplers.md")
     parser.add_argument("--readme", help="README.md")
     args = parser.parse_args()
-    with open(args.results, newline="") as f:
-        summary = summarise(list(csv.DictReader(f)))
+    rows = []
+    for path in args.results:
+        with open(path, newline="") as f:
+            rows += list(csv.DictReader(f))
+    summary = summarise(rows)
     if args.summary:
         with open(args.summary, "w") as f:
             json.dump(summary, f, indent=1)
