@@ -8,7 +8,6 @@ Sections between `<!-- BEGIN name -->` and `<!-- END name -->` are replaced:
   machine   what the figures were measured on
   overhead  hpsearch beside Optuna, cost per trial (build/peers/results.json), and the plot
             docs/performance-overhead.svg
-  quality   hpsearch beside Optuna, regret at equal budget (build/peers/results.json)
 A section whose inputs are missing is left as it is.
 """
 import argparse
@@ -139,22 +138,6 @@ def overhead_section(results):
     return "\n".join(lines) + "\n"
 
 
-def quality_section(results):
-    lines = [f"Final regret (best value among trials trained to the full {results['max_length']} units "
-             f"- optimum) after {results['budget_units']:,} units of training, {results['seeds']} seeds: "
-             "median [q1, q3] (runs that finished a trial).", "",
-             "| method | " + " | ".join(OrderedDict.fromkeys(q["workload"] for q in results["quality"])) + " |",
-             "|---|" + "---|" * len(OrderedDict.fromkeys(q["workload"] for q in results["quality"]))]
-    table = OrderedDict()
-    for q in results["quality"]:
-        s = q["summary"]
-        cell = "-" if s is None else f"{s['median']:.3f} [{s['q1']:.3f}, {s['q3']:.3f}] ({s['runs']})"
-        table.setdefault(q["method"], []).append(cell)
-    for method, cells in table.items():
-        lines.append(f"| {method} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
 def overhead_svg(results, path):
     series = OrderedDict([
         ("Optuna SuccessiveHalving", ("optuna_successive_halving_us", "#d62728")),
@@ -217,8 +200,6 @@ def main():
         if "overhead" in results:
             text = replace_section(text, "overhead", overhead_section(results))
             overhead_svg(results, os.path.join(os.path.dirname(args.docs), "performance-overhead.svg"))
-        if "quality" in results:
-            text = replace_section(text, "quality", quality_section(results))
     with open(args.docs, "w") as f:
         f.write(text)
     print(f"updated {args.docs}")

@@ -29,7 +29,7 @@ void simulate(benchmark::State& state, const MethodConfig& config, std::uint64_t
   for (auto _ : state) {
     Searcher searcher = make_searcher(config, space, 1);
     const RunSummary summary =
-        run_simulation(searcher, *workload, max_length, RunOptions{.workers = workers});
+        run_simulation(searcher, *workload, space, max_length, RunOptions{.workers = workers});
     events += summary.events;
     benchmark::DoNotOptimize(summary.best_metric);
   }

@@ -7,21 +7,14 @@
    9, 27) driven through `searcher-sim drive` from this script (out of process, one JSON line
    per event) and in-process (bench/peers/inprocess.cpp). The objective costs nothing, so what
    is timed is the decision machinery.
-2. Quality at equal budget: one worker, the same total training units (2,700 = 100 full
-   trainings of 27 units), on MF-Hartmann-6 and counting ones (4 + 4), reimplemented below
-   from docs/benchmarks.md and checked against `searcher-sim evaluate`; 20 seeds; median and
-   quartiles of the final regret of the best trial trained to full length. hpsearch runs its
-   random, TPE and GP samplers (issue 13) under async_halving and adaptive_asha; Optuna runs
-   TPE (multivariate, constant liar) and random sampling, both seeded, with Hyperband.
+Quality at equal budget (samplers against Optuna's TPE) is bench/peers/quality.py.
 
 Writes build/peers/results.json and prints the markdown tables docs/PERFORMANCE.md shows.
 """
 import argparse
 import json
-import math
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,59 +25,6 @@ import optuna
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 MAX_LENGTH = 27
-BUDGET = 100 * MAX_LENGTH
-
-# ---- workloads (docs/benchmarks.md 2.2 and 2.5; simulator/src/workload.cpp) -----------------
-
-H6_A = [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14],
-        [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
-H6_P = [[1312, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
-        [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]]
-H6_ALPHA = [1.0, 1.2, 3.0, 3.2]
-
-
-def hartmann6(x, z):
-    """MF-Hartmann-6, every alpha moved by the fidelity z (the mfhpo-benchmark-api form)."""
-    total = 0.0
-    for i in range(4):
-        inner = sum(H6_A[i][j] * (x[j] - H6_P[i][j] * 1e-4) ** 2 for j in range(6))
-        total += (H6_ALPHA[i] - 0.1 * (1 - z)) * math.exp(-inner)
-    return -total
-
-
-def counting_ones(x, z):
-    """Counting ones' expectation: minus the sum of the binary and continuous inputs."""
-    return -sum(x)
-
-
-WORKLOADS = {
-    "mf-hartmann6": {
-        "f": hartmann6, "optimum": -3.32236801141551,
-        "inputs": [("x%d" % j, "double") for j in range(6)],
-    },
-    "counting-ones-4": {
-        "f": counting_ones, "optimum": -8.0,
-        "inputs": [("cat%d" % j, "binary") for j in range(4)] + [("cont%d" % j, "double") for j in range(4)],
-    },
-}
-
-
-def check_workloads(sim):
-    """The reimplementations give what the simulator gives, on random points and fidelities."""
-    rng = random.Random(1)
-    worst = 0.0
-    for name, w in WORKLOADS.items():
-        for _ in range(10):
-            x = [float(rng.randint(0, 1)) if kind == "binary" else rng.random() for _, kind in w["inputs"]]
-            for z in (0.1, 0.5, 1.0):
-                out = subprocess.run([sim, "evaluate", "--workload", name, "--point",
-                                      ",".join(repr(v) for v in x), "--fidelity", repr(z)],
-                                     check=True, capture_output=True, text=True).stdout
-                worst = max(worst, abs(float(out) - w["f"](x, z)))
-    if worst > 1e-12:
-        sys.exit(f"the Python workloads differ from the simulator's by {worst}")
-    return worst
-
 
 # ---- hpsearch through `searcher-sim drive` ----------------------------------------------------
 
@@ -130,17 +70,16 @@ def searcher_yaml(method, max_trials, hyperparameters, seed, concurrent=1, sampl
             f"reproducibility:\n  experiment_seed: {seed}\n")
 
 
-def play_drive(drive, metric, budget=None, pipelined=False):
+def play_drive(drive, metric, pipelined=False):
     """FIFO, one worker: each operation in the order the searcher emitted it. `metric(hparams,
-    length)` gives a trial's value; with a budget, play stops once the units trained reach it.
+    length)` gives a trial's value.
     Pipelined, the events for every operation already pending are sent before their answers
     are read: the same events in the same order (new operations go to the back of the queue
     either way), with one pipe round trip per batch instead of per event.
-    Returns (trials created, lines sent, units trained, best value at max_length)."""
+    Returns (trials created, lines sent)."""
     pending = list(drive.ask({"event": "initial_operations"})["operations"])
-    hparams, trained = {}, {}
-    created = lines = units = 0
-    best = math.inf
+    hparams = {}
+    created = lines = 0
     while pending:
         # At most 32 events a batch: their lines and answers stay well inside the pipes'
         # buffers, so neither side blocks writing while the other is not reading.
@@ -153,20 +92,11 @@ def play_drive(drive, metric, budget=None, pipelined=False):
             if kind == "create":
                 created += 1
                 hparams[rid] = op["hparams"]
-                trained[rid] = 0
                 events.append({"event": "trial_created", "request_id": rid})
             elif kind == "validate_after":
                 length = op["length"]
-                if budget is not None and units + length - trained[rid] > budget:
-                    pending = []  # the budget ends inside this training
-                    break
-                units += length - trained[rid]
-                trained[rid] = length
-                value = metric(hparams[rid], length)
-                if length == MAX_LENGTH:
-                    best = min(best, value)
                 events.append({"event": "validation_completed", "request_id": rid,
-                               "metric": value, "length": length})
+                               "metric": metric(hparams[rid], length), "length": length})
             elif kind == "close":
                 events.append({"event": "trial_closed", "request_id": rid})
         if not events:
@@ -174,7 +104,7 @@ def play_drive(drive, metric, budget=None, pipelined=False):
         lines += len(events)
         for answer in drive.ask_all(events):
             pending.extend(answer["operations"])
-    return created, lines, units, best
+    return created, lines
 
 
 # ---- overhead -------------------------------------------------------------------------------
@@ -206,7 +136,7 @@ def drive_overhead(sim, method, trials, pipelined, seed=0):
                                      concurrent=16 if pipelined else 1))
     rng = random.Random(seed)
     start = time.perf_counter()
-    created, lines, _, _ = play_drive(drive, lambda hp, length: rng.random(), pipelined=pipelined)
+    created, lines = play_drive(drive, lambda hp, length: rng.random(), pipelined=pipelined)
     elapsed = time.perf_counter() - start
     drive.close()
     return elapsed / created * 1e6, lines / created
@@ -231,79 +161,7 @@ def inprocess_overhead(binary, method, trials):
     return json.loads(out)["us_per_trial"]
 
 
-# ---- quality at equal budget ----------------------------------------------------------------
-
-def optuna_quality(workload, sampler_name, seed):
-    w = WORKLOADS[workload]
-    # TPE as issue 13 specifies it (multivariate, constant liar; the liar only matters with
-    # several workers). The study name is fixed per seed: Hyperband assigns trials to brackets
-    # by hashing it with the trial number, so a random name would move the medians between runs.
-    sampler = (optuna.samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True)
-               if sampler_name == "tpe" else optuna.samplers.RandomSampler(seed=seed))
-    study = optuna.create_study(
-        study_name=f"{workload}-{sampler_name}-{seed}", sampler=sampler,
-        pruner=optuna.pruners.HyperbandPruner(min_resource=1, max_resource=MAX_LENGTH,
-                                              reduction_factor=3))
-    state = {"units": 0, "best": math.inf}
-
-    def objective(trial):
-        x = [float(trial.suggest_categorical(name, [0, 1])) if kind == "binary"
-             else trial.suggest_float(name, 0, 1) for name, kind in w["inputs"]]
-        value = None
-        for step in range(1, MAX_LENGTH + 1):
-            if state["units"] >= BUDGET:
-                study.stop()
-                raise optuna.TrialPruned()
-            state["units"] += 1
-            value = w["f"](x, step / MAX_LENGTH)
-            trial.report(value, step)
-            if step < MAX_LENGTH and trial.should_prune():
-                raise optuna.TrialPruned()
-        state["best"] = min(state["best"], value)
-        return value
-
-    study.optimize(objective, n_trials=100000)
-    return state["best"] - w["optimum"]
-
-
-def hpsearch_quality(sim, workload, method, seed, sampler="random"):
-    w = WORKLOADS[workload]
-    hyperparameters = "".join(
-        f"  {name}: {{type: categorical, vals: [0, 1]}}\n" if kind == "binary"
-        else f"  {name}: {{type: double, minval: 0, maxval: 1}}\n" for name, kind in w["inputs"])
-    drive = Drive(sim, searcher_yaml(method, 100000, hyperparameters, seed, sampler=sampler))
-
-    def metric(hp, length):
-        return w["f"]([float(hp[name]) for name, _ in w["inputs"]], length / MAX_LENGTH)
-
-    _, _, _, best = play_drive(drive, metric, budget=BUDGET)
-    drive.close()
-    return best - w["optimum"]
-
-
-def quartiles(values):
-    finite = sorted(v for v in values if math.isfinite(v))
-    if not finite:
-        return None
-    q = statistics.quantiles(finite, n=4, method="inclusive") if len(finite) > 1 else [finite[0]] * 3
-    return {"q1": q[0], "median": q[1], "q3": q[2], "runs": len(finite)}
-
-
 # ---- main -----------------------------------------------------------------------------------
-
-QUALITY_RUNS = [
-    # (label, function of (sim, workload, seed)); the samplers' rows first.
-    ("hpsearch TPE + async_halving", lambda sim, w, s: hpsearch_quality(sim, w, "async_halving", s, "tpe")),
-    ("hpsearch GP + async_halving", lambda sim, w, s: hpsearch_quality(sim, w, "async_halving", s, "gp")),
-    ("optuna TPE + Hyperband", lambda sim, w, s: optuna_quality(w, "tpe", s)),
-    ("hpsearch async_halving", lambda sim, w, s: hpsearch_quality(sim, w, "async_halving", s)),
-    ("optuna random + Hyperband", lambda sim, w, s: optuna_quality(w, "random", s)),
-    ("hpsearch TPE + adaptive_asha", lambda sim, w, s: hpsearch_quality(sim, w, "adaptive_asha", s, "tpe")),
-    ("hpsearch GP + adaptive_asha", lambda sim, w, s: hpsearch_quality(sim, w, "adaptive_asha", s, "gp")),
-    ("hpsearch adaptive_asha", lambda sim, w, s: hpsearch_quality(sim, w, "adaptive_asha", s)),
-    ("hpsearch random", lambda sim, w, s: hpsearch_quality(sim, w, "random", s)),
-]
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -311,45 +169,22 @@ def main():
     parser.add_argument("--inprocess", help="peer_inprocess (needed for the overhead part)")
     parser.add_argument("--out", required=True, help="results JSON")
     parser.add_argument("--trials", default="1000,4000,8000")
-    parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--parts", default="overhead,quality", help="overhead, quality or both")
-    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="for the quality part")
-    parser.add_argument("--rows", help="quality rows to run, labels separated by ';' (default all)")
     args = parser.parse_args()
-    parts = args.parts.split(",")
-    results = {"optuna_version": optuna.__version__, "budget_units": BUDGET, "max_length": MAX_LENGTH,
-               "seeds": args.seeds, "workload_check_max_difference": check_workloads(args.sim)}
+    results = {"optuna_version": optuna.__version__, "max_length": MAX_LENGTH}
 
-    if "overhead" in parts:
-        results["pipe_round_trip_us"] = pipe_round_trip_us()
-        results["overhead"] = []
-        for trials in [int(t) for t in args.trials.split(",")]:
-            row = {"trials": trials}
-            for pruner in ("successive_halving", "hyperband"):
-                row[f"optuna_{pruner}_us"] = optuna_overhead(trials, pruner)
-                print(f"optuna {pruner} {trials}: {row[f'optuna_{pruner}_us']:.0f} us/trial", file=sys.stderr)
-            for method in ("async_halving", "adaptive_asha"):
-                row[f"hpsearch_{method}_drive_us"], row[f"hpsearch_{method}_lines_per_trial"] = \
-                    drive_overhead(args.sim, method, trials, pipelined=False)
-                row[f"hpsearch_{method}_pipelined_us"], _ = drive_overhead(args.sim, method, trials, pipelined=True)
-                row[f"hpsearch_{method}_inprocess_us"] = inprocess_overhead(args.inprocess, method, trials)
-            results["overhead"].append(row)
-
-    if "quality" in parts:
-        results["quality"] = []
-        for workload in args.workloads.split(","):
-            for name, run in QUALITY_RUNS:
-                if args.rows and name not in args.rows.split(";"):
-                    continue
-                start = time.time()
-                regrets = [run(args.sim, workload, seed) for seed in range(args.seeds)]
-                results["quality"].append({"workload": workload, "method": name, "regrets": regrets,
-                                           "summary": quartiles(regrets),
-                                           "seconds": time.time() - start})
-                print(f"{workload} {name}: {quartiles(regrets)} ({time.time() - start:.0f} s)",
-                      file=sys.stderr)
-                with open(args.out, "w") as f:  # after every row: a long run keeps what it did
-                    json.dump(results, f, indent=2)
+    results["pipe_round_trip_us"] = pipe_round_trip_us()
+    results["overhead"] = []
+    for trials in [int(t) for t in args.trials.split(",")]:
+        row = {"trials": trials}
+        for pruner in ("successive_halving", "hyperband"):
+            row[f"optuna_{pruner}_us"] = optuna_overhead(trials, pruner)
+            print(f"optuna {pruner} {trials}: {row[f'optuna_{pruner}_us']:.0f} us/trial", file=sys.stderr)
+        for method in ("async_halving", "adaptive_asha"):
+            row[f"hpsearch_{method}_drive_us"], row[f"hpsearch_{method}_lines_per_trial"] = \
+                drive_overhead(args.sim, method, trials, pipelined=False)
+            row[f"hpsearch_{method}_pipelined_us"], _ = drive_overhead(args.sim, method, trials, pipelined=True)
+            row[f"hpsearch_{method}_inprocess_us"] = inprocess_overhead(args.inprocess, method, trials)
+        results["overhead"].append(row)
 
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

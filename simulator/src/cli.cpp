@@ -636,7 +636,8 @@ int run(const RunCommand& command, std::istream&, std::ostream& out, std::ostrea
   Searcher searcher = make_searcher(loaded.config.searcher, loaded.config.hyperparameters,
                                     loaded.seed);
   const RunSummary summary =
-      run_simulation(searcher, *workload, loaded.config.searcher.max_length.units, options);
+      run_simulation(searcher, *workload, loaded.config.hyperparameters,
+                     loaded.config.searcher.max_length.units, options);
   nlohmann::json json = summary.to_json();
   json["seed"] = loaded.seed;
   json["workload"] = std::string(workload->name());
@@ -778,7 +779,7 @@ PreviewResult preview_on_workers(Searcher& searcher, const PreviewOptions& previ
   options.trace = preview.trace;
   const PreviewWorkload workload;
   figures.workers = options.workers;
-  figures.summary = run_simulation(searcher, workload, max_length, options);
+  figures.summary = run_simulation(searcher, workload, HyperparameterSpace{}, max_length, options);
   PreviewResult result;
   for (const TrialRecord& t : figures.summary.timeline.trials) result.trials.push_back({t.id, t.lengths});
   result.shutdown = figures.summary.shutdown;
@@ -802,10 +803,11 @@ int run(const EvaluateCommand& command, std::istream&, std::ostream& out, std::o
   for (std::size_t j = 0; j < items.size(); ++j) {
     const WorkloadParameter& p = inputs[j];
     if (!p.choices.empty()) {
-      if (std::find(p.choices.begin(), p.choices.end(), items[j]) == p.choices.end()) {
+      const auto choice = std::find(p.choices.begin(), p.choices.end(), items[j]);
+      if (choice == p.choices.end()) {
         throw UsageError("--point: " + p.name + " must be one of its choices, got '" + items[j] + "'");
       }
-      x.push_back(p.encode(items[j]));
+      x.push_back(static_cast<double>(choice - p.choices.begin()));  // a table reads the index
     } else {
       const std::optional<double> v = parse_finite_number(items[j]);
       if (!v) throw UsageError("--point: " + p.name + " must be a number, got '" + items[j] + "'");
@@ -839,6 +841,8 @@ int run(const PreviewCommand& command, std::istream&, std::ostream& out, std::os
   if (command.json) {
     nlohmann::json j = result.to_json();
     j["seed"] = loaded.seed;
+    j["searcher"] = method_name(searcher.method);
+    j["sampler"] = sampler_name(searcher.sampler);
     if (on_workers) {
       const RunSummary& s = figures.summary;
       j["workers"] = {{"workers", figures.workers}, {"wall_time", s.wall_time},
@@ -849,11 +853,7 @@ int run(const PreviewCommand& command, std::istream&, std::ostream& out, std::os
     return kExitOk;
   }
   const std::string unit = searcher.max_length.unit;
-  out << "Using search configuration: searcher '" << method_name(searcher.method)
-      << "', metric '" << searcher.metric << "' ("
-      << (searcher.smaller_is_better ? "smaller" : "larger") << " is better), max_length "
-      << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed "
-      << loaded.seed << "\n\n";
+  print_preview_header(searcher, loaded.seed, out);
   print_preview_table(result, unit, out);
   if (on_workers) {
     const RunSummary& s = figures.summary;

@@ -59,7 +59,7 @@ CompareResult compare_configs(const std::vector<ExperimentConfig>& configs,
       }
       Searcher searcher = make_searcher(configs[c].searcher, configs[c].hyperparameters,
                                         static_cast<std::uint32_t>(seed));
-      runs[c].push_back(run_simulation(searcher, workload,
+      runs[c].push_back(run_simulation(searcher, workload, configs[c].hyperparameters,
                                        configs[c].searcher.max_length.units, run_options));
       longest = std::max(longest, runs[c].back().wall_time);
       if (options.on_progress) {

@@ -65,12 +65,12 @@ double lognormal(boost::random::mt19937& rng, double sigma) {
 
 class Engine {
  public:
-  Engine(Searcher& searcher, const Workload& workload, std::uint64_t max_length,
-         const RunOptions& options)
+  Engine(Searcher& searcher, const Workload& workload, const HyperparameterSpace& space,
+         std::uint64_t max_length, const RunOptions& options)
       : searcher_(searcher), workload_(workload), max_length_(max_length), options_(options),
         span_noise_(stream(options.seed, 0)), crash_rng_(stream(options.seed, 1)),
         straggler_rng_(stream(options.seed, 2)), config_rng_(stream(options.seed, 3)),
-        metric_rng_(stream(options.seed, 5)), parameters_(workload.parameters()) {
+        metric_rng_(stream(options.seed, 5)), inputs_(workload, space) {
     boost::random::mt19937 worker_rng = stream(options.seed, 4);
     speeds_.reserve(options.workers);
     for (std::uint64_t w = 0; w < options.workers; ++w) {
@@ -171,9 +171,7 @@ class Engine {
   void add_trial(const Create& create) {
     SimTrial t;
     t.id = create.request_id;
-    std::vector<double> x;
-    for (const WorkloadParameter& p : parameters_) x.push_back(p.encode(create.hparams.at(p.name)));
-    t.x = workload_.locate(std::move(x));
+    t.x = workload_.locate(inputs_.read(create.hparams));
     t.cost_factor = lognormal(config_rng_, options_.cost.config_sigma);
     index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
     trials_.push_back(std::move(t));
@@ -341,7 +339,7 @@ class Engine {
   boost::random::mt19937 straggler_rng_;
   boost::random::mt19937 config_rng_;
   boost::random::mt19937 metric_rng_;
-  std::vector<WorkloadParameter> parameters_;
+  WorkloadInputs inputs_;
   std::vector<SimTrial> trials_;
   RequestIdIndex index_;
   std::deque<std::uint32_t> waiting_;
@@ -376,9 +374,10 @@ void check_simulated_length(const SearcherSettings& searcher, const std::string&
       "in virtual time: add one, e.g. max_length: 100");
 }
 
-RunSummary run_simulation(Searcher& searcher, const Workload& workload, std::uint64_t max_length,
+RunSummary run_simulation(Searcher& searcher, const Workload& workload,
+                          const HyperparameterSpace& space, std::uint64_t max_length,
                           const RunOptions& options) {
-  return Engine(searcher, workload, max_length, options).run();
+  return Engine(searcher, workload, space, max_length, options).run();
 }
 
 nlohmann::json RunSummary::to_json() const {

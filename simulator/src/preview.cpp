@@ -183,6 +183,15 @@ nlohmann::json PreviewResult::to_json() const {
           {"progress", progress}};
 }
 
+void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out) {
+  const std::string& unit = searcher.max_length.unit;
+  out << "Using search configuration: searcher '" << method_name(searcher.method) << "', sampler '"
+      << sampler_name(searcher.sampler) << "', metric '" << searcher.metric << "' ("
+      << (searcher.smaller_is_better ? "smaller" : "larger") << " is better), max_length "
+      << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed " << seed
+      << "\n\n";
+}
+
 void print_preview_table(const PreviewResult& result, const std::string& unit, std::ostream& out) {
   out << "This search will create a total of " << result.trials.size() << " trial(s).\n";
   const std::string suffix = unit.empty() ? "" : " " + unit;

@@ -98,10 +98,50 @@ std::optional<int> count_suffix(const std::string& name, const std::string& pref
 
 }  // namespace
 
-double WorkloadParameter::encode(const nlohmann::json& value) const {
-  if (choices.empty()) return value.get<double>();
-  const auto it = std::find(choices.begin(), choices.end(), value.get<std::string>());
-  return static_cast<double>(it - choices.begin());
+WorkloadInputs::WorkloadInputs(const Workload& workload, const HyperparameterSpace& space)
+    : encoding_(space) {
+  check_workload_parameters(workload, space);
+  // What a value of the config reads as for input p: a table's label its index among the
+  // workload's choices, anything else its number (counting ones' binaries may be categoricals
+  // of 0 and 1).
+  const auto number = [](const WorkloadParameter& p, const nlohmann::json& value) {
+    if (p.choices.empty()) return value.get<double>();
+    const auto it = std::find(p.choices.begin(), p.choices.end(), value.get<std::string>());
+    return static_cast<double>(it - p.choices.begin());
+  };
+  for (const WorkloadParameter& p : workload.parameters()) {
+    Input input;
+    const auto& dimensions = encoding_.dimensions();
+    const auto d = std::find_if(dimensions.begin(), dimensions.end(), [&](const EncodedDimension& e) {
+      return e.route.size() == 1 && e.route.front() == p.name;
+    });
+    if (d == dimensions.end()) {  // a const: check_workload_parameters found the name at the top
+      const auto& entries = space.entries();
+      const auto entry = std::find_if(entries.begin(), entries.end(),
+                                      [&](const NamedHyperparameter& e) { return e.name == p.name; });
+      input.fixed = number(p, std::get<ConstHp>(entry->value).value);
+    } else {
+      input.dimension = static_cast<std::size_t>(d - dimensions.begin());
+      if (const auto* categorical = std::get_if<CategoricalHp>(&d->hp)) {
+        for (const nlohmann::json& value : categorical->values) input.by_index.push_back(number(p, value));
+      }
+    }
+    inputs_.push_back(std::move(input));
+  }
+}
+
+std::vector<double> WorkloadInputs::read(const nlohmann::json& hparams) const {
+  std::vector<double> x;
+  x.reserve(inputs_.size());
+  for (const Input& input : inputs_) {
+    if (!input.dimension) {
+      x.push_back(input.fixed);
+      continue;
+    }
+    const double v = encoding_.numeric(hparams, *input.dimension);
+    x.push_back(input.by_index.empty() ? v : input.by_index[static_cast<std::size_t>(v)]);
+  }
+  return x;
 }
 
 void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space) {

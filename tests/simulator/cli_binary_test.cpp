@@ -190,6 +190,8 @@ TEST_CASE("searcher-sim preview: table, JSON, and a trace that replays through d
   const nlohmann::json result = nlohmann::json::parse(json.out);
   CHECK(result["results"] == nlohmann::json({{"937", 16}}));
   CHECK(result["seed"] == 7);
+  CHECK(result["searcher"] == "random");
+  CHECK(result["sampler"] == "random");
 
   const std::string trace = (scratch() / "trace.jsonl").string();
   REQUIRE(run("preview --order random --metric random --trace '" + trace + "' --config '" +

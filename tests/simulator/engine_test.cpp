@@ -21,7 +21,7 @@ RunSummary run(const MethodConfig& config, std::uint64_t max_length, std::uint64
                CostModel cost = {}, const HyperparameterSpace& hps = branin_space()) {
   Searcher searcher = make_searcher(config, hps, 3);
   const auto workload = make_workload("mf-branin");
-  return run_simulation(searcher, *workload, max_length, RunOptions{.workers = workers, .cost = cost});
+  return run_simulation(searcher, *workload, hps, max_length, RunOptions{.workers = workers, .cost = cost});
 }
 }  // namespace
 

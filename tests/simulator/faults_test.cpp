@@ -23,7 +23,7 @@ RunSummary play(const MethodConfig& config, std::uint64_t max_length, RunOptions
   Searcher searcher = make_searcher(config, hartmann3_space(), 7);
   const auto workload = make_workload("mf-hartmann3");
   options.timeline = true;
-  return run_simulation(searcher, *workload, max_length, options);
+  return run_simulation(searcher, *workload, hartmann3_space(), max_length, options);
 }
 
 const RandomConfig kFourTrials{.max_length = 10, .max_trials = 4, .max_concurrent_trials = 4};

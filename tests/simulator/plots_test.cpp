@@ -19,14 +19,15 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 RunSummary asha_run(double crash_rate = 0) {
+  const HyperparameterSpace branin = space({{"x1", double_hp(-5, 10)}, {"x2", double_hp(0, 15)}});
   Searcher searcher = make_searcher(
       AshaConfig{.max_length = 9, .max_trials = 9, .num_rungs = 3, .divisor = 3,
                  .max_concurrent_trials = 3},
-      space({{"x1", double_hp(-5, 10)}, {"x2", double_hp(0, 15)}}), 0);
+      branin, 0);
   const auto workload = make_workload("mf-branin");
   RunOptions options{.workers = 3, .timeline = true};
   options.faults = {.crash_rate = crash_rate, .max_restarts = 100};
-  return run_simulation(searcher, *workload, 9, options);
+  return run_simulation(searcher, *workload, branin, 9, options);
 }
 
 void check_document(const std::string& svg) {

@@ -27,6 +27,25 @@ TEST_CASE("preview: the table of a random search") {
                                     "shutdown":{"cancel":false,"failure":false}})"));
 }
 
+TEST_CASE("preview: the header names the method and the sampler") {
+  SearcherSettings settings;
+  settings.metric = "loss";
+  settings.max_length = {27, "epochs"};
+  settings.method = AshaConfig{.max_length = 27, .max_trials = 9};
+  settings.sampler = TpeConfig{};
+  std::ostringstream out;
+  print_preview_header(settings, 5, out);
+  CHECK(out.str() ==
+        "Using search configuration: searcher 'async_halving', sampler 'tpe', metric 'loss' "
+        "(smaller is better), max_length 27 epochs, seed 5\n\n");
+  settings.sampler = GpConfig{};
+  settings.smaller_is_better = false;
+  out.str("");
+  print_preview_header(settings, 0, out);
+  CHECK(out.str().starts_with("Using search configuration: searcher 'async_halving', sampler 'gp', "
+                              "metric 'loss' (larger is better)"));
+}
+
 TEST_CASE("preview: an empty grid creates nothing and ends at once") {
   Searcher s = make_searcher(GridConfig{.max_length = 3}, {}, 0);
   const PreviewResult result = simulate(s, {});

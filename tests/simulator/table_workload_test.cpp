@@ -9,6 +9,7 @@
 
 #include "hpsearch/simulator/workload.hpp"
 #include "support/ops.hpp"
+#include "support/spaces.hpp"
 
 using namespace hpsearch;
 namespace fs = std::filesystem;
@@ -58,7 +59,28 @@ TEST_CASE("table workload: inputs, nearest configuration and interpolation") {
   CHECK(table->value({1}, 0.2) == doctest::Approx(0.4));  // below the lowest fraction
   CHECK(table->value({1}, 1.0) == doctest::Approx(0.3));
   CHECK(table->cost(0.5) == 0.5);
-  CHECK(p[1].encode("b") == 1);
+}
+
+TEST_CASE("workload inputs: a config's values read through the core encoding") {
+  using namespace hpsearch::testing;
+  const auto table = make_table_workload(write_table("small.csv", kSmall), "small");
+  // The config lists the table's kernels in the other order and fixes c: what the table reads
+  // is the index among its own (sorted) choices, and the const's value.
+  const WorkloadInputs inputs(*table, space({{"c", ConstHp{100}},
+                                             {"kernel", categorical({"b", "a"})},
+                                             {"g", double_hp(0.5, 1.5)}}));
+  CHECK(inputs.read({{"c", 100}, {"kernel", "b"}, {"g", 0.75}}) == std::vector<double>{100, 1, 0.75});
+  CHECK(inputs.read({{"c", 100}, {"kernel", "a"}, {"g", 1.5}}) == std::vector<double>{100, 0, 1.5});
+  // Counting ones' binaries as a categorical of numbers listed 1 first: the value, not its index.
+  const auto ones = make_counting_ones(1);
+  const WorkloadInputs binary(*ones, space({{"cat0", categorical({1, 0})}, {"cont0", double_hp(0, 1)}}));
+  CHECK(binary.read({{"cat0", 1}, {"cont0", 0.25}}) == std::vector<double>{1, 0.25});
+  CHECK(binary.read({{"cat0", 0}, {"cont0", 0.25}}) == std::vector<double>{0, 0.25});
+  // A space that does not fit is refused as check_workload_parameters refuses it.
+  CHECK_THROWS_AS(WorkloadInputs(*ones, space({{"cat0", categorical({0, 1})}})), std::invalid_argument);
+  // A value outside the space is refused by the encoding, naming the hyperparameter.
+  CHECK_THROWS_WITH_AS((void)inputs.read({{"c", 100}, {"kernel", "z"}, {"g", 0.75}}),
+                       doctest::Contains("kernel"), std::invalid_argument);
 }
 
 TEST_CASE("table workload: unreadable tables name the file, line and column") {

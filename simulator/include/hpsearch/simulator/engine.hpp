@@ -126,17 +126,16 @@ struct RunSummary {
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
-/// The config's top-level hyperparameters must be exactly the workload's inputs. Throws
-/// std::invalid_argument naming the missing and the extra ones.
-void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space);
-
 /// The simulator plays training in units of max_length: a config without one (Determined
 /// 0.38's single/random/grid, each trial training until its script ends) cannot be simulated.
 /// Throws std::invalid_argument naming the config file, saying so and what to add.
 void check_simulated_length(const SearcherSettings& searcher, const std::string& config_path);
 
-/// Plays the search to its shutdown. Throws SimulationError if it stalls.
+/// Plays the search to its shutdown; `space` is the search's (the workload reads its
+/// configurations through WorkloadInputs). Throws std::invalid_argument if the space does not
+/// fit the workload (check_workload_parameters), SimulationError if the search stalls.
 [[nodiscard]] RunSummary run_simulation(Searcher& searcher, const Workload& workload,
-                                        std::uint64_t max_length, const RunOptions& options);
+                                        const HyperparameterSpace& space, std::uint64_t max_length,
+                                        const RunOptions& options);
 
 }  // namespace hpsearch

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hpsearch/config/catalog.hpp"
+#include "hpsearch/config/config.hpp"
 
 namespace hpsearch {
 
@@ -62,6 +63,11 @@ class SimulationError : public std::runtime_error {
 /// decreases, or does not end at 1, if operations remain after the Shutdown, or if the search
 /// never shuts down.
 [[nodiscard]] PreviewResult simulate(Searcher& searcher, const PreviewOptions& options);
+
+/// The line above the table: the method (how long trials train), the sampler (which
+/// configurations they get), the metric and its direction, max_length and the seed, then a
+/// blank line.
+void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out);
 
 /// The `det preview-search` table: "This search will create a total of N trial(s)." and one
 /// row per length sequence with run-length grouping ("1 x train to 1000 batches").

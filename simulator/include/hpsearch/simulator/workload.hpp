@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hpsearch/searcher/space_encoding.hpp"
+
 namespace hpsearch {
 
 /// One input of a workload: a hyperparameter name and its domain.
@@ -23,10 +25,6 @@ struct WorkloadParameter {
   double maxval = 1;
   bool binary = false;               ///< takes only the values 0 and 1 (counting ones' categoricals)
   std::vector<std::string> choices{};  ///< a categorical of strings (tables): read as the index
-
-  /// The number `value` reads for a hyperparameter value: the number itself, or the index of
-  /// the choice. Precondition: the value fits (check_workload_parameters).
-  [[nodiscard]] double encode(const nlohmann::json& value) const;
 };
 
 /// A benchmark function of a configuration and a fidelity. Smaller is better. An open set
@@ -88,6 +86,31 @@ enum class FidelityConvention { kAllCoefficients, kFirstCoefficient };
 [[nodiscard]] std::unique_ptr<Workload> read_table_workload(std::istream& in,
                                                             const std::string& source,
                                                             std::string name);
+
+/// How a search's configurations become a workload's inputs, through the core's encoding of
+/// the space (SpaceEncoding::numeric): a number input reads the value, a table's categorical
+/// the index of its label among the workload's choices (mapped once, here), a const its fixed
+/// value. Built once per search; `read` does no name lookups beyond the encoding's own.
+class WorkloadInputs {
+ public:
+  /// Throws std::invalid_argument as check_workload_parameters does if the space does not fit.
+  WorkloadInputs(const Workload& workload, const HyperparameterSpace& space);
+  /// The inputs, in parameters() order, of a configuration sampled from the space.
+  [[nodiscard]] std::vector<double> read(const nlohmann::json& hparams) const;
+
+ private:
+  struct Input {
+    std::optional<std::size_t> dimension;  ///< the encoding's coordinate; none for a const
+    double fixed = 0;                      ///< a const's value
+    std::vector<double> by_index{};        ///< a categorical: its value index -> the input
+  };
+  SpaceEncoding encoding_;
+  std::vector<Input> inputs_;
+};
+
+/// The config's top-level hyperparameters must be exactly the workload's inputs. Throws
+/// std::invalid_argument naming the missing and the extra ones.
+void check_workload_parameters(const Workload& workload, const HyperparameterSpace& space);
 
 /// Where the shipped data (data/yahpo-rbv2) is: the source tree's data/ directory while it
 /// exists (a build tree), else the installed copy (`share/hpsearch` under the install prefix
