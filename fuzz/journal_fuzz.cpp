@@ -72,18 +72,20 @@ std::string journaled_run(JournaledSearcher& run, std::string_view recipe) {
   const MemoryFile file;
   run.open(file.path());
   Choices choices(recipe);
+  hpsearch::fuzz::Master master(run.searcher());
   const std::size_t steps = choices.below(48);
   for (std::size_t i = 0; i < steps; ++i) {
-    const std::optional<std::string> line = hpsearch::fuzz::allowed_line(run.searcher(), choices);
+    const std::optional<std::string> line = master.next(choices);
     if (!line) break;
     const nlohmann::json j = nlohmann::json::parse(*line);
     if (j.at("event") == "initial_operations") {
-      (void)run.initial_operations();
+      master.answered(hpsearch::operations_answer(run.initial_operations()));
       continue;
     }
     const hpsearch::Event event = hpsearch::event_from_json(j);
     const bool validation = std::holds_alternative<hpsearch::ValidationCompleted>(event);
-    (void)run.handle(event, validation ? nlohmann::json{{"loss", j.at("metric")}, {"epoch", i}} : nlohmann::json());
+    master.answered(hpsearch::operations_answer(
+        run.handle(event, validation ? nlohmann::json{{"loss", j.at("metric")}, {"epoch", i}} : nlohmann::json())));
     if (choices.below(4) == 0) {
       run.append_runner_record("restart", {{"request_id", j.at("request_id")}, {"why", "exit code 1"}});
     }
