@@ -98,7 +98,8 @@ std::size_t count_newlines(std::string_view text) { return static_cast<std::size
 std::string damaged(const std::string& original, std::string_view how, std::string_view payload) {
   Choices choices(how);
   const std::size_t kind = choices.below(4);
-  const std::size_t position = std::min(original.size(), (choices.below(256) << 8) | choices.below(256));
+  const std::size_t high = choices.below(256);  // read in order: the operands of | are unsequenced
+  const std::size_t position = std::min(original.size(), (high << 8) | choices.below(256));
   const std::size_t length = choices.below(256);
   if (kind == 0) return original.substr(0, position);
   if (kind == 1) return original.substr(0, position) + std::string(payload) + original.substr(std::min(original.size(), position + length));
