@@ -25,9 +25,10 @@ namespace {
 using hpsearch::Searcher;
 using hpsearch::fuzz::broken;
 using hpsearch::fuzz::Choices;
+using hpsearch::fuzz::Master;
 
 // Replaces @D and #D (D one digit) with trial D's request id and outstanding length.
-std::string substituted(const Searcher& searcher, std::string_view line) {
+std::string substituted(const hpsearch::fuzz::Master& master, std::string_view line) {
   std::string out;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
@@ -38,15 +39,7 @@ std::string substituted(const Searcher& searcher, std::string_view line) {
       continue;
     }
     const auto n = static_cast<std::size_t>(line[++i] - '0');
-    const std::string id = hpsearch::fuzz::trial_id(searcher, n);
-    if (c == '@') {
-      out += id;
-    } else {
-      const nlohmann::json book = searcher.book();
-      const nlohmann::json& trials = book.at("trials");
-      const nlohmann::json op = trials.empty() ? nullptr : trials.at(n % trials.size()).at("op");
-      out += op.is_null() ? "0" : op.at("length").dump();
-    }
+    out += c == '@' ? master.trial_id(n) : std::to_string(master.trial_length(n));
   }
   return out;
 }
@@ -84,28 +77,31 @@ void check_answer(const nlohmann::json& answer, std::string_view line) {
 }
 
 // Sends one line the searcher's state allows; returns false if none is.
-bool play_allowed(Searcher& searcher, Choices& choices, const hpsearch::DriveOptions& options) {
-  const std::optional<std::string> line = hpsearch::fuzz::allowed_line(searcher, choices);
+bool play_allowed(Searcher& searcher, Master& master, Choices& choices, const hpsearch::DriveOptions& options) {
+  const std::optional<std::string> line = master.next(choices);
   if (!line) return false;
   const nlohmann::json answer = hpsearch::drive_line(searcher, *line, options);
   check_answer(answer, *line);
   if (answer.contains("error")) broken("an allowed event was refused", *line + "\n" + answer.dump());
+  master.answered(answer);
   return true;
 }
 
-void play(Searcher& searcher, std::string_view recipe, const hpsearch::DriveOptions& options) {
+void play(Searcher& searcher, Master& master, std::string_view recipe, const hpsearch::DriveOptions& options) {
   Choices choices(recipe);
   const std::size_t steps = choices.below(64);
-  for (std::size_t i = 0; i < steps && play_allowed(searcher, choices, options); ++i) {
+  for (std::size_t i = 0; i < steps && play_allowed(searcher, master, choices, options); ++i) {
   }
 }
 
-void send_hostile(Searcher& searcher, std::string_view raw, const hpsearch::DriveOptions& options) {
-  const std::string line = substituted(searcher, raw);
+void send_hostile(Searcher& searcher, Master& master, std::string_view raw, const hpsearch::DriveOptions& options) {
+  const std::string line = substituted(master, raw);
   const Searcher before = searcher;
   const nlohmann::json answer = hpsearch::drive_line(searcher, line, options);
   check_answer(answer, line);
-  if (answer.contains("error") && !hpsearch::fuzz::same_state(before, searcher)) {
+  if (!answer.contains("error")) {
+    master.sync(searcher);  // an event or a restore it did not choose may have changed the state
+  } else if (!hpsearch::fuzz::same_state(before, searcher)) {
     broken("a refused line changed the searcher",
            line + "\n" + answer.dump() + "\nbefore: " + before.snapshot().dump() +
                "\nafter:  " + searcher.snapshot().dump());
@@ -119,14 +115,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view header = hpsearch::fuzz::take_line(input);
   Choices pick(header.substr(0, 2));
   Searcher searcher = hpsearch::fuzz::pool_searcher(pick.below(256));
+  Master master(searcher);
   const hpsearch::DriveOptions options{.explain = pick.below(2) == 1};
-  play(searcher, header.size() > 2 ? header.substr(2) : std::string_view{}, options);
+  play(searcher, master, header.size() > 2 ? header.substr(2) : std::string_view{}, options);
   while (!input.empty()) {
     const std::string_view line = hpsearch::fuzz::take_line(input);
     if (line.starts_with('!')) {
-      play(searcher, line.substr(1), options);
+      play(searcher, master, line.substr(1), options);
     } else {
-      send_hostile(searcher, line, options);
+      send_hostile(searcher, master, line, options);
     }
   }
   return 0;

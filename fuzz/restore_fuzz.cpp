@@ -11,6 +11,7 @@
 // the state is whole: its snapshot restores into a fresh searcher to the same snapshot, and
 // every event the restored state allows is accepted (a few dozen are played).
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "hpsearch/simulator/drive.hpp"
@@ -24,15 +25,18 @@ using hpsearch::Searcher;
 using hpsearch::fuzz::broken;
 using hpsearch::fuzz::Choices;
 
-void play(Searcher& searcher, Choices& choices, std::size_t steps, std::string_view context) {
+// `context` says where, if an event is refused: a snapshot's text costs more than the events,
+// so it is written only then.
+void play(Searcher& searcher, Choices& choices, std::size_t steps, const std::function<std::string()>& context) {
+  hpsearch::fuzz::Master master(searcher);
   for (std::size_t i = 0; i < steps; ++i) {
-    const std::optional<std::string> line = hpsearch::fuzz::allowed_line(searcher, choices);
+    const std::optional<std::string> line = master.next(choices);
     if (!line) return;
     const nlohmann::json answer = hpsearch::drive_line(searcher, *line);
     if (answer.contains("error")) {
-      broken("an allowed event was refused", std::string(context) + "\nline:   " + *line +
-                                                 "\nanswer: " + answer.dump());
+      broken("an allowed event was refused", context() + "\nline:   " + *line + "\nanswer: " + answer.dump());
     }
+    master.answered(answer);
   }
 }
 
@@ -47,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (edit.is_discarded()) return 0;  // not JSON: the protocol answers that before restore
 
   Searcher searcher = hpsearch::fuzz::pool_searcher(pool_index);
-  play(searcher, choices, choices.below(64), "before the restore");
+  play(searcher, choices, choices.below(64), [] { return std::string("before the restore"); });
   const Searcher before = searcher;
   nlohmann::json snapshot;
   try {
@@ -78,6 +82,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     broken("the snapshot of a restored searcher restores to another state",
            restored.dump() + "\n" + fresh.snapshot().dump());
   }
-  play(searcher, choices, 48, "after the restore of " + restored.dump());
+  play(searcher, choices, 48, [&] { return "after the restore of " + restored.dump(); });
   return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes hpsearch's parsers (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh TARGET SECONDS     one target: config, drive, restore, table, workload_name, cli
+#   scripts/fuzz.sh TARGET SECONDS     one target: config, drive, restore, table, workload_name, cli,
+#                                      trial_report, journal
 #   scripts/fuzz.sh all SECONDS        every target for SECONDS each, two at a time
 #
 # Builds the clang ASan+UBSan+libFuzzer build in build/fuzz if needed (the one scripts/test.sh
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(config drive restore table workload_name cli)
+targets=(config drive restore table workload_name cli trial_report journal)
 if [ $# -ne 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh TARGET|all SECONDS   (targets: ${targets[*]})" >&2
   exit 2

@@ -6,33 +6,11 @@
 #include <limits>
 #include <sstream>
 
+#include "hpsearch/searcher/printable.hpp"
 #include "hpsearch/searcher/grid.hpp"
 #include "parsers.hpp"
 
 namespace hpsearch {
-
-namespace {
-
-// Control characters (a NUL ends what() early; escape sequences reach the user's terminal) as
-// \xNN, so that a message is always one whole, printable line.
-std::string printable(std::string text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte != 0x7f) {
-      out += c;
-      continue;
-    }
-    constexpr char kHex[] = "0123456789abcdef";
-    out += "\\x";
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0x0fU];
-  }
-  return out;
-}
-
-}  // namespace
 
 ConfigError::ConfigError(const std::string& location, std::string path, const std::string& message)
     : std::runtime_error(printable(location + ": " + (path.empty() ? "" : path + ": ") + message)),

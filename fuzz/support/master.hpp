@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,44 +26,159 @@ namespace hpsearch::fuzz {
   return kMetrics[choices.below(kMetrics.size())];
 }
 
-/// The next event a well-behaved master could send now, as a protocol line, or nullopt if no
-/// trial can act (the search is over, or every trial waits for the searcher).
-[[nodiscard]] inline std::optional<std::string> allowed_line(const Searcher& searcher,
-                                                             Choices& choices) {
-  if (!searcher.started()) return R"({"event":"initial_operations"})";
-  const nlohmann::json book = searcher.book();
-  std::vector<nlohmann::json> events;
-  for (const nlohmann::json& t : book.at("trials")) {
-    if (t.at("closed").get<bool>()) continue;
-    const nlohmann::json& id = t.at("request_id");
-    if (!t.at("created").get<bool>()) {
-      events.push_back({{"event", "trial_created"}, {"request_id", id}});
-      continue;
+/// A well-behaved master. Like Determined's, it knows its trials from the operations the
+/// searcher answered and the events it sent, and sends only events allowed now. Keeping that
+/// view itself, rather than reading the searcher's bookkeeping as JSON before every event,
+/// is what makes the protocol targets cheap per event (docs/fuzzing.md).
+class Master {
+ public:
+  /// A master that knows what the searcher's bookkeeping says now.
+  explicit Master(const Searcher& searcher) { sync(searcher); }
+
+  /// Reads the searcher's bookkeeping afresh: after a restore, or a line the master did not
+  /// choose that the searcher accepted.
+  void sync(const Searcher& searcher) {
+    started_ = searcher.started();
+    trials_.clear();
+    index_.clear();
+    pending_.reset();
+    const nlohmann::json book = searcher.book();
+    for (const nlohmann::json& t : book.at("trials")) {
+      const nlohmann::json& op = t.at("op");
+      add(Trial{.id = t.at("request_id").get<std::string>(),
+                .created = t.at("created").get<bool>(),
+                .closed = t.at("closed").get<bool>(),
+                .exited = !t.at("exit").is_null(),
+                .close_requested = t.at("close_requested").get<bool>(),
+                .has_op = !op.is_null(),
+                .op_completed = !op.is_null() && op.at("completed").get<bool>(),
+                .op_length = op.is_null() ? 0 : op.at("length").get<std::uint64_t>()});
     }
-    const nlohmann::json& op = t.at("op");
-    const bool exited = !t.at("exit").is_null();
-    const bool outstanding = !op.is_null() && !op.at("completed").get<bool>();
-    if (exited || (t.at("close_requested").get<bool>() && !outstanding)) {
-      events.push_back({{"event", "trial_closed"}, {"request_id", id}});
-    }
-    if (exited) continue;
-    if (outstanding) {
-      events.push_back({{"event", "validation_completed"},
-                        {"request_id", id},
-                        {"metric", chosen_metric(choices)},
-                        {"length", op.at("length")}});
-      events.push_back({{"event", "trial_progress"},
-                        {"request_id", id},
-                        {"units", op.at("length").get<double>() * 0.5}});
-    }
-    static constexpr std::array<const char*, 5> kReasons{
-        "errored", "user_canceled", "invalid_hp", "init_invalid_hp", "user_requested_stop"};
-    events.push_back({{"event", "trial_exited_early"},
-                      {"request_id", id},
-                      {"reason", kReasons[choices.below(kReasons.size())]}});
   }
-  if (events.empty()) return std::nullopt;
-  return events[choices.below(events.size())].dump();
+
+  /// The next event a well-behaved master could send now, as a protocol line, or nullopt if
+  /// no trial can act (the search is over, or every trial waits for the searcher). Tell
+  /// `answered` what the searcher said to it.
+  [[nodiscard]] std::optional<std::string> next(Choices& choices) {
+    if (!started_) {
+      pending_ = Pending{Kind::kInitial, 0};
+      return R"({"event":"initial_operations"})";
+    }
+    std::vector<Candidate> candidates;
+    for (std::size_t i = 0; i < trials_.size(); ++i) {
+      const Trial& t = trials_[i];
+      if (t.closed) continue;
+      if (!t.created) {
+        candidates.push_back({Kind::kCreated, i, nullptr});
+        continue;
+      }
+      const bool outstanding = t.has_op && !t.op_completed;
+      if (t.exited || (t.close_requested && !outstanding)) candidates.push_back({Kind::kClosed, i, nullptr});
+      if (t.exited) continue;
+      if (outstanding) {
+        candidates.push_back({Kind::kValidated, i, chosen_metric(choices)});
+        candidates.push_back({Kind::kProgress, i, nullptr});
+      }
+      static constexpr std::array<const char*, 5> kReasons{
+          "errored", "user_canceled", "invalid_hp", "init_invalid_hp", "user_requested_stop"};
+      candidates.push_back({Kind::kExited, i, kReasons[choices.below(kReasons.size())]});
+    }
+    if (candidates.empty()) return std::nullopt;
+    const Candidate& c = candidates[choices.below(candidates.size())];
+    pending_ = Pending{c.kind, c.trial};
+    const Trial& t = trials_[c.trial];
+    switch (c.kind) {
+      case Kind::kCreated: return nlohmann::json{{"event", "trial_created"}, {"request_id", t.id}}.dump();
+      case Kind::kClosed: return nlohmann::json{{"event", "trial_closed"}, {"request_id", t.id}}.dump();
+      case Kind::kValidated:
+        return nlohmann::json{{"event", "validation_completed"}, {"request_id", t.id}, {"metric", c.value},
+                              {"length", t.op_length}}
+            .dump();
+      case Kind::kProgress:
+        return nlohmann::json{{"event", "trial_progress"}, {"request_id", t.id},
+                              {"units", static_cast<double>(t.op_length) * 0.5}}
+            .dump();
+      default:
+        return nlohmann::json{{"event", "trial_exited_early"}, {"request_id", t.id}, {"reason", c.value}}.dump();
+    }
+  }
+
+  /// The searcher accepted the line `next` gave and answered `answer` (the drive protocol's
+  /// {"operations":[...]}).
+  void answered(const nlohmann::json& answer) {
+    if (pending_) {
+      Trial& t = trials_[pending_->trial];
+      switch (pending_->kind) {
+        case Kind::kInitial: started_ = true; break;
+        case Kind::kCreated: t.created = true; break;
+        case Kind::kClosed: t.closed = true; break;
+        case Kind::kValidated: t.op_completed = true; break;
+        case Kind::kProgress: break;
+        case Kind::kExited: t.exited = true; break;
+      }
+      pending_.reset();
+    }
+    for (const nlohmann::json& op : answer.at("operations")) {
+      const std::string& type = op.at("type").get_ref<const std::string&>();
+      if (type == "create") {
+        add(Trial{.id = op.at("request_id").get<std::string>()});
+      } else if (type == "validate_after") {
+        Trial& t = trials_[index_.at(op.at("request_id").get_ref<const std::string&>())];
+        t.has_op = true;
+        t.op_completed = false;
+        t.op_length = op.at("length").get<std::uint64_t>();
+      } else if (type == "close") {
+        trials_[index_.at(op.at("request_id").get_ref<const std::string&>())].close_requested = true;
+      }
+    }
+  }
+
+  /// The request id of trial `n` (modulo the number of trials), or a well-formed id no trial
+  /// has if there is none yet.
+  [[nodiscard]] std::string trial_id(std::size_t n) const {
+    return trials_.empty() ? "00000000-0000-4000-8000-000000000000" : trials_[n % trials_.size()].id;
+  }
+  /// The length of trial `n`'s last validate_after (modulo the number of trials), 0 if none.
+  [[nodiscard]] std::uint64_t trial_length(std::size_t n) const {
+    return trials_.empty() ? 0 : trials_[n % trials_.size()].op_length;
+  }
+
+ private:
+  enum class Kind { kInitial, kCreated, kClosed, kValidated, kProgress, kExited };
+  struct Trial {
+    std::string id;
+    bool created = false;
+    bool closed = false;
+    bool exited = false;
+    bool close_requested = false;
+    bool has_op = false;
+    bool op_completed = false;
+    std::uint64_t op_length = 0;
+  };
+  struct Candidate {
+    Kind kind;
+    std::size_t trial;
+    nlohmann::json value;  // the metric, or the exit reason
+  };
+  struct Pending {
+    Kind kind;
+    std::size_t trial;
+  };
+  void add(Trial trial) {
+    index_.emplace(trial.id, trials_.size());
+    trials_.push_back(std::move(trial));
+  }
+
+  bool started_ = false;
+  std::vector<Trial> trials_;
+  std::map<std::string, std::size_t, std::less<>> index_;
+  std::optional<Pending> pending_;
+};
+
+/// The next event a well-behaved master could send now (Master::next), read off the
+/// searcher's bookkeeping: for targets that play a few events only.
+[[nodiscard]] inline std::optional<std::string> allowed_line(const Searcher& searcher, Choices& choices) {
+  return Master(searcher).next(choices);
 }
 
 /// Whether two searchers are in the same state: everything a snapshot shows, and the method's
@@ -71,15 +187,6 @@ namespace hpsearch::fuzz {
 [[nodiscard]] inline bool same_state(const Searcher& a, const Searcher& b) {
   return a.started() == b.started() && a.rng() == b.rng() && a.book() == b.book() &&
          a.method() == b.method();
-}
-
-/// The request id of trial `n` (modulo the number of trials), or a well-formed id no trial
-/// has if there is none yet.
-[[nodiscard]] inline std::string trial_id(const Searcher& searcher, std::size_t n) {
-  const nlohmann::json book = searcher.book();
-  const nlohmann::json& trials = book.at("trials");
-  if (trials.empty()) return "00000000-0000-4000-8000-000000000000";
-  return trials.at(n % trials.size()).at("request_id").get<std::string>();
 }
 
 }  // namespace hpsearch::fuzz

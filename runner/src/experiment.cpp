@@ -202,12 +202,8 @@ class Experiment final : private SupervisorListener {
       truncate_journal(directory_ / "journal.jsonl", journal.valid_bytes);
     }
     replaying_ = true;
-    std::uint64_t replayed = 0;
-    for (const nlohmann::json& record : journal.records) {
-      if (record.at("seq").get<std::uint64_t>() < searcher_.seq()) continue;
-      replay(searcher_.replay(record));
-      ++replayed;
-    }
+    const std::uint64_t replayed = searcher_.replay_journal(
+        journal, (directory_ / "journal.jsonl").string(), [this](const ReplayedRecord& r) { replay(r); });
     replaying_ = false;
     searcher_.open(directory_ / "journal.jsonl");
     for (std::uint32_t i = 0; i < trials_.size(); ++i) {

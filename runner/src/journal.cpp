@@ -53,26 +53,34 @@ void Journal::append(const nlohmann::json& record) {
 }
 
 JournalContents read_journal(const std::filesystem::path& path) {
-  JournalContents contents;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return contents;  // no journal yet
+  if (!in) return {};  // no journal yet
   std::ostringstream text;
   text << in.rdbuf();
-  const std::string all = text.str();
+  return parse_journal(text.str(), path.string());
+}
+
+JournalContents parse_journal(std::string_view text, const std::string& name) {
+  JournalContents contents;
   std::size_t start = 0;
   std::uint64_t line = 1;
-  while (start < all.size()) {
-    const std::size_t end = all.find('\n', start);
-    if (end == std::string::npos) {
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) {
       contents.torn_tail = true;
       break;
     }
+    nlohmann::json record;
     try {
-      contents.records.push_back(nlohmann::json::parse(all.substr(start, end - start)));
-    } catch (const nlohmann::json::parse_error&) {
-      throw std::runtime_error("journal '" + path.string() + "' line " + std::to_string(line) +
+      record = nlohmann::json::parse(text.substr(start, end - start));
+    } catch (const nlohmann::json::exception&) {
+      record = nullptr;
+    }
+    if (!record.is_object()) {
+      throw std::runtime_error("journal '" + name + "' line " + std::to_string(line) +
                                " is not a JSON record: the journal is damaged");
     }
+    contents.records.push_back(std::move(record));
     start = end + 1;
     contents.valid_bytes = start;
     ++line;

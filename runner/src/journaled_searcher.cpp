@@ -1,6 +1,7 @@
 #include "journaled_searcher.hpp"
 
 #include "hpsearch/runner/experiment.hpp"
+#include "hpsearch/searcher/errors.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch::runner_detail {
@@ -33,15 +34,54 @@ void JournaledSearcher::restore(const nlohmann::json& snapshot, std::uint64_t se
   seq_ = snapshot_seq_ = seq;
 }
 
-ReplayedRecord JournaledSearcher::replay(const nlohmann::json& record) {
-  const std::uint64_t seq = record.at("seq").get<std::uint64_t>();
-  if (seq != seq_) {
-    throw RunnerError("journal record " + std::to_string(seq) + " follows record " +
-                      std::to_string(seq_ - 1) + ": records are missing");
+namespace {
+
+// A record or part of one in a message: short, whatever the journal holds.
+std::string shown(const nlohmann::json& value) {
+  std::string text = json_line(value);
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
+}
+
+}  // namespace
+
+std::uint64_t JournaledSearcher::replay_journal(const JournalContents& journal, const std::string& name,
+                                                const std::function<void(const ReplayedRecord&)>& apply) {
+  if (seq_ > journal.records.size()) {
+    throw RunnerError("journal '" + name + "' has " + std::to_string(journal.records.size()) +
+                      " records, but the snapshot was taken after record " + std::to_string(seq_) +
+                      ": records are missing");
   }
+  std::uint64_t replayed = 0;
+  for (std::uint64_t k = 0; k < journal.records.size(); ++k) {
+    const nlohmann::json& record = journal.records[k];
+    const std::string where = "journal '" + name + "' line " + std::to_string(k + 1) + ": ";
+    const auto seq = record.find("seq");
+    if (seq == record.end() || !seq->is_number_unsigned() || seq->get<std::uint64_t>() != k) {
+      throw RunnerError(where + "'seq' must be " + std::to_string(k) + ", got " +
+                        (seq == record.end() ? std::string("none") : shown(*seq)) +
+                        ": records are missing, repeated or out of order");
+    }
+    if (k < seq_) continue;  // before the snapshot
+    try {
+      apply(replay(record));
+    } catch (const RunnerError& e) {
+      throw RunnerError(where + e.what());
+    } catch (const nlohmann::json::exception&) {
+      throw RunnerError(where + "the record's fields are not what the runner writes: " + shown(record));
+    }
+    ++replayed;
+  }
+  return replayed;
+}
+
+ReplayedRecord JournaledSearcher::replay(const nlohmann::json& record) {
   ++seq_;
   ReplayedRecord replayed;
   if (!record.contains("in")) {
+    if (record.size() != 2) {
+      throw RunnerError("a runner record has 'seq' and one other field, got " + shown(record));
+    }
     for (const auto& [key, value] : record.items()) {
       if (key == "seq") continue;
       replayed.runner_kind = key;
@@ -50,19 +90,24 @@ ReplayedRecord JournaledSearcher::replay(const nlohmann::json& record) {
     return replayed;
   }
   const nlohmann::json& in = record.at("in");
-  if (in.at("event") == "initial_operations") {
-    replayed.operations = searcher_.initial_operations();
-  } else {
-    replayed.event = event_from_json(in);
-    replayed.operations = searcher_.handle(*replayed.event);
+  const auto out = record.find("out");
+  if (out == record.end()) throw RunnerError("a searcher record without the answer ('out'): " + shown(record));
+  try {
+    if (in == nlohmann::json{{"event", "initial_operations"}}) {
+      replayed.operations = searcher_.initial_operations();
+    } else {
+      replayed.event = event_from_json(in);
+      replayed.operations = searcher_.handle(*replayed.event);
+    }
+  } catch (const ProtocolError& e) {
+    throw RunnerError("the searcher refuses the record's event " + shown(in) + ": " + e.what());
   }
   const nlohmann::json answer = operations_answer(replayed.operations);
-  if (answer != record.at("out")) {
-    throw RunnerError("journal record " + std::to_string(seq) + " (" + json_line(in) +
-                      "): the searcher now answers " + json_line(answer) +
-                      " but the journal recorded " + json_line(record.at("out")) +
-                      "; the config, seed or hpsearch version differ from the run's, so it "
-                      "cannot be resumed");
+  if (answer != *out) {
+    throw RunnerError("the searcher now answers " + shown(answer) + " to " + shown(in) +
+                      " but the journal recorded " + shown(*out) +
+                      "; the config, seed or hpsearch version differ from the run's, or the journal "
+                      "was damaged, so it cannot be resumed");
   }
   replayed.metrics = record.value("metrics", nlohmann::json());
   return replayed;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -41,10 +42,16 @@ class JournaledSearcher {
   /// Journals one of the runner's own records: {"seq":N, kind: body}.
   void append_runner_record(const char* kind, nlohmann::json body);
 
-  /// Replays one record: runner records are returned as they are, searcher records are fed to
-  /// the searcher and its answer checked. Throws RunnerError if records are missing or the
-  /// answer differs.
-  [[nodiscard]] ReplayedRecord replay(const nlohmann::json& record);
+  /// Replays the journal's records from the snapshot on (after restore; from the start
+  /// without one), in order: runner records go to `apply` as they are, searcher records are
+  /// fed to the searcher, their answers checked against the recorded ones, and then go to
+  /// `apply`. Record k (line k + 1) must have seq k. Throws RunnerError naming the journal's
+  /// line (`name` is the journal's) for a record that is not one the journal writes, a seq out
+  /// of place, an event the searcher refuses, an answer that differs, and anything `apply`
+  /// throws (RunnerError, or a JSON error for a record whose fields are not what they should
+  /// be). Returns the number of records replayed.
+  std::uint64_t replay_journal(const JournalContents& journal, const std::string& name,
+                               const std::function<void(const ReplayedRecord&)>& apply);
 
   /// The snapshot's searcher part and the sequence number it was taken at.
   [[nodiscard]] nlohmann::json snapshot() const { return searcher_.snapshot(); }
@@ -53,9 +60,12 @@ class JournaledSearcher {
   [[nodiscard]] std::uint64_t snapshot_seq() const { return snapshot_seq_; }
   void snapshot_taken() { snapshot_seq_ = seq_; }
   [[nodiscard]] double progress() const { return searcher_.progress(); }
+  [[nodiscard]] const Searcher& searcher() const { return searcher_; }
 
  private:
   void record(const nlohmann::json& in, const std::vector<Operation>& ops, const nlohmann::json& metrics);
+  // One record, fed to the searcher; throws RunnerError saying what is wrong with it.
+  [[nodiscard]] ReplayedRecord replay(const nlohmann::json& record);
 
   Searcher searcher_;
   std::optional<Journal> journal_;

@@ -9,13 +9,23 @@
 namespace hpsearch {
 namespace {
 
+constexpr std::size_t kShownLength = 100;
+
+// The trial's own text in a message: at most kShownLength characters of it, so that a message
+// stays short whatever the line holds.
+std::string clipped(std::string text) {
+  if (text.size() > kShownLength) text = text.substr(0, kShownLength) + "...";
+  return text;
+}
+std::string shown(const nlohmann::json& value) { return clipped(value.dump()); }
+
 // The fields a report may have, besides "type".
 void expect_fields(const nlohmann::json& j, const std::string& type, const std::set<std::string>& allowed) {
   for (const auto& [key, value] : j.items()) {
     if (key != "type" && !allowed.contains(key)) {
       std::string names;
       for (const std::string& a : allowed) names += (names.empty() ? "" : ", ") + a;
-      throw TrialProtocolError(type + ": unknown field '" + key + "' (fields: " + names + ")");
+      throw TrialProtocolError(type + ": unknown field '" + clipped(key) + "' (fields: " + names + ")");
     }
   }
 }
@@ -24,7 +34,7 @@ std::uint64_t length_field(const nlohmann::json& j, const std::string& type, con
   if (!j.contains(name)) throw TrialProtocolError(type + ": missing field '" + name + "'");
   const nlohmann::json& v = j.at(name);
   if (!v.is_number_unsigned()) {
-    throw TrialProtocolError(type + ": '" + name + "' must be an integer >= 0, got " + v.dump());
+    throw TrialProtocolError(type + ": '" + name + "' must be an integer >= 0, got " + shown(v));
   }
   return v.get<std::uint64_t>();
 }
@@ -58,7 +68,7 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {  // not JSON, or a number beyond double's range
     throw TrialProtocolError("not a JSON object");
   }
   if (!j.is_object()) throw TrialProtocolError("not a JSON object");
@@ -71,7 +81,7 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     if (j.contains("fraction") && !j.contains("units")) {
       const nlohmann::json& f = j.at("fraction");
       if (!f.is_number() || !(f.get<double>() >= 0 && f.get<double>() <= 1)) {
-        throw TrialProtocolError("progress: 'fraction' must be a number between 0 and 1, got " + f.dump());
+        throw TrialProtocolError("progress: 'fraction' must be a number between 0 and 1, got " + shown(f));
       }
       return ProgressReport{std::nullopt, f.get<double>()};
     }
@@ -95,7 +105,7 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     const std::optional<double> value = metric_from_json(report.metrics.at(metric));
     if (!value) {
       throw TrialProtocolError("validation: metric '" + metric + "' must be a number, got " +
-                               report.metrics.at(metric).dump());
+                               shown(report.metrics.at(metric)));
     }
     report.metric = *value;
     return report;
@@ -105,7 +115,7 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     const nlohmann::json& id = j.at("storage_id");
     if (!id.is_string() || id.get<std::string>().empty() ||
         id.get<std::string>().find_first_of("/\\") != std::string::npos || id.get<std::string>().starts_with(".")) {
-      throw TrialProtocolError("checkpoint: 'storage_id' must be a plain name (a UUID), got " + id.dump());
+      throw TrialProtocolError("checkpoint: 'storage_id' must be a plain name (a UUID), got " + shown(id));
     }
     CheckpointReport report;
     report.storage_id = id.get<std::string>();
@@ -137,7 +147,7 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     expect_fields(j, type, {"group", "steps_completed", "metrics"});
     MetricsReport report{string_field(j, type, "group"), length_field(j, type, "steps_completed"), j.value("metrics", nlohmann::json())};
     if (report.group.empty() || report.group.find('.') != std::string::npos) {
-      throw TrialProtocolError("metrics: 'group' must be a non-empty name without '.', got \"" + report.group + "\"");
+      throw TrialProtocolError("metrics: 'group' must be a non-empty name without '.', got " + shown(report.group));
     }
     if (!report.metrics.is_object()) throw TrialProtocolError("metrics: 'metrics' must be an object");
     return report;
@@ -151,13 +161,13 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     const std::string reason = string_field(j, type, "reason");
     if (reason == "invalid_hp") return EarlyExitReport{ExitedReason::kInvalidHp};
     if (reason == "user_requested_stop") return EarlyExitReport{ExitedReason::kUserRequestedStop};
-    throw TrialProtocolError("early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got \"" + reason + "\"");
+    throw TrialProtocolError("early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got " + shown(reason));
   }
   if (type == "request") {
     expect_fields(j, type, {"id", "what"});
     RequestReport report{length_field(j, type, "id"), string_field(j, type, "what")};
     if (report.what != "best_validation") {
-      throw TrialProtocolError("request: unknown request '" + report.what + "' (requests: best_validation)");
+      throw TrialProtocolError("request: unknown request '" + clipped(report.what) + "' (requests: best_validation)");
     }
     return report;
   }
@@ -169,7 +179,7 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     expect_fields(j, type, {"storage_id"});
     return CheckpointDeletedReport{string_field(j, type, "storage_id")};
   }
-  throw TrialProtocolError("unknown type '" + type + "' (types: " + std::string(kTypes) + ")");
+  throw TrialProtocolError("unknown type '" + clipped(type) + "' (types: " + std::string(kTypes) + ")");
 }
 
 }  // namespace hpsearch

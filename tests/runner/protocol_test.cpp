@@ -80,6 +80,13 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
         "validation: metric 'loss' must be a number, got \"low\"");
   CHECK(error(R"({"type":"checkpoint","length":3})") == "checkpoint: 'path' must be a non-empty string");
   CHECK(error(R"({"type":"progress","units":1,"extra":2})") == "progress: unknown field 'extra' (fields: fraction, units)");
+  // Found with fuzz/trial_report_fuzz.cpp's seeds: a number beyond double's range escaped as
+  // the JSON library's exception (ending the runner); a trial's control characters reached the
+  // log; a long type was quoted whole.
+  CHECK(error(R"({"type":"progress","units":1e999})") == "not a JSON object");
+  CHECK(error(R"({"type":"bad\u001b[31m\n"})") == "unknown type 'bad\\x1b[31m\\x0a' (types: " + types + ")");
+  CHECK(error(R"({"type":")" + std::string(300, 'x') + "\"}") ==
+        "unknown type '" + std::string(100, 'x') + "...' (types: " + types + ")");
 }
 
 TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {
@@ -106,6 +113,11 @@ TEST_CASE("journal: records survive, a torn last line is dropped, damage is refu
   CHECK_FALSE(contents.torn_tail);
   REQUIRE(contents.records.size() == 3);
   CHECK(contents.records[2]["seq"] == 2);
+  HPSEARCH_CHECK_THROWS_TEXT((void)parse_journal("{\"seq\":0}\n[1]\n{\"seq\":2}\n", "j.jsonl"),
+                             "journal 'j.jsonl' line 2 is not a JSON record: the journal is damaged",
+                             std::runtime_error);
+  CHECK(parse_journal("", "j.jsonl").records.empty());
+  CHECK(parse_journal("{}\n{", "j.jsonl").valid_bytes == 3);
   std::ofstream(path, std::ios::app) << "garbage\n{\"seq\":4}\n";
   HPSEARCH_CHECK_THROWS_TEXT((void)read_journal(path),
                              "journal '" + path.string() + "' line 4 is not a JSON record: the journal is damaged",

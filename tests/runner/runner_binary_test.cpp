@@ -429,6 +429,43 @@ TEST_CASE("searcher-run: a crash between a create and its trial_created is recov
   }
 }
 
+TEST_CASE("searcher-run: resuming a damaged journal names the line and changes nothing") {
+  const std::string hps = "  x: {type: double, minval: 0, maxval: 1}\n";
+  const fs::path dir = scratch("damaged-journal");
+  const fs::path config = write_config(dir, kAsha, hps);
+  REQUIRE(runner("run --config '" + config.string() + "' --dir '" + (dir / "reference").string() + "' --slots 1", dir)
+              .code == 0);
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(dir / "reference" / "journal.jsonl");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  REQUIRE(lines.size() > 6);
+  // What resume mishandled before fuzz/journal_fuzz.cpp's contract: a record whose seq was
+  // damaged to an earlier one was skipped as if it came before the snapshot, and a runner
+  // record of the wrong shape ended resume with the JSON library's message and no line.
+  const auto resume_with = [&](const std::string& name, std::size_t line, const std::string& record) {
+    fs::copy(dir / "reference", dir / name, fs::copy_options::recursive);
+    fs::remove(dir / name / "snapshot.json");
+    std::string text;
+    for (std::size_t k = 0; k < lines.size(); ++k) text += (k + 1 == line ? record : lines[k]) + "\n";
+    std::ofstream(dir / name / "journal.jsonl", std::ios::trunc) << text;
+    const Run resumed = runner("resume '" + (dir / name).string() + "' --slots 1", dir);
+    CHECK(resumed.code != 0);
+    CHECK(read_file(dir / name / "journal.jsonl") == text);
+    return resumed.err;
+  };
+  nlohmann::json repeated = nlohmann::json::parse(lines[4]);
+  repeated["seq"] = 1;
+  const std::string journal = (fs::absolute(dir) / "seq" / "journal.jsonl").string();
+  CHECK(resume_with("seq", 5, repeated.dump()).find("journal '" + journal + "' line 5: 'seq' must be 4, got 1: records are "
+                                                     "missing, repeated or out of order") != std::string::npos);
+  const std::string shape = resume_with("shape", 6, "{\"seq\":5,\"checkpoint\":7}");
+  CHECK(shape.find("line 6: the record's fields are not what the runner writes: {\"checkpoint\":7,\"seq\":5}") !=
+        std::string::npos);
+  CHECK(shape.find("json.exception") == std::string::npos);
+}
+
 namespace {
 
 // The key run.json gives this experiment's trial processes (HPSEARCH_EXPERIMENT_KEY).

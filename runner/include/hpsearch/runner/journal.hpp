@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpsearch {
@@ -36,9 +37,12 @@ struct JournalContents {
   std::uint64_t valid_bytes = 0;  ///< the length of the complete records
 };
 
-/// Reads every record. Throws std::runtime_error naming the line of a corrupt record (one that
-/// is complete but not JSON: the journal was damaged, not merely cut short).
+/// Reads every record (none if there is no file). Throws std::runtime_error naming the line of
+/// a corrupt record (one that is complete but not a JSON object: the journal was damaged, not
+/// merely cut short).
 [[nodiscard]] JournalContents read_journal(const std::filesystem::path& path);
+/// The same for a journal's text; `name` is the journal's in messages.
+[[nodiscard]] JournalContents parse_journal(std::string_view text, const std::string& name);
 
 /// Cuts a journal back to its complete records (after a torn tail).
 void truncate_journal(const std::filesystem::path& path, std::uint64_t size);

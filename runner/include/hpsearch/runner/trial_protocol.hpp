@@ -13,6 +13,7 @@
 #include <optional>
 #include <variant>
 
+#include "hpsearch/searcher/printable.hpp"
 #include "hpsearch/searcher/event.hpp"
 
 namespace hpsearch {
@@ -75,10 +76,11 @@ using TrialReport = std::variant<ProgressReport, ValidationReport, CheckpointRep
                                  MetricsReport, StatusReport, EarlyExitReport, RequestReport,
                                  AcknowledgementReport, CheckpointDeletedReport>;
 
-/// A line that breaks the protocol: what was wrong with it.
+/// A line that breaks the protocol: what was wrong with it, as one printable line (the
+/// trial's own text in it has its control characters shown as \xNN).
 class TrialProtocolError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit TrialProtocolError(std::string_view what) : std::runtime_error(printable(what)) {}
 };
 
 /// Parses one report line. `metric` is the searcher's metric name, which a validation must
