@@ -1,8 +1,6 @@
 #include "hpsearch/simulator/cli.hpp"
 
 #include <algorithm>
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_01.hpp>
 #include <charconv>
 #include <sstream>
 #include <cmath>
@@ -21,6 +19,7 @@
 #include "hpsearch/simulator/engine.hpp"
 #include "hpsearch/simulator/plots.hpp"
 #include "hpsearch/simulator/preview.hpp"
+#include "hpsearch/simulator/reports.hpp"
 
 namespace hpsearch {
 namespace {
@@ -478,7 +477,7 @@ struct Loaded {
 
 Loaded load(const std::string& path, std::optional<std::uint32_t> seed) {
   Loaded loaded{load_config(path), 0};
-  loaded.seed = seed ? *seed : loaded.config.experiment_seed.value_or(0);
+  loaded.seed = search_seed(loaded.config, seed);
   return loaded;
 }
 
@@ -617,9 +616,6 @@ int run(const RunCommand& command, std::istream&, std::ostream& out, std::ostrea
   RunOptions options = command.options;
   const std::unique_ptr<Workload> workload = make_chosen_workload(command.workload);
   const Loaded loaded = load(command.config, command.seed);
-  check_workload_parameters(*workload, loaded.config.hyperparameters);
-  options.smaller_is_better = loaded.config.searcher.smaller_is_better;
-  if (!options.faults.max_restarts_fixed) options.faults.max_restarts = loaded.config.max_restarts;
 
   std::ofstream trace;
   std::filesystem::path dir;
@@ -632,14 +628,8 @@ int run(const RunCommand& command, std::istream&, std::ostream& out, std::ostrea
   }
   ProgressBar bar(err, err_is_terminal, "simulating");
   options.on_progress = bar.callback();
-  Searcher searcher = make_searcher(loaded.config.searcher, loaded.config.hyperparameters,
-                                    loaded.seed);
-  const RunSummary summary =
-      run_simulation(searcher, *workload, loaded.config.searcher.max_length.units, options);
-  nlohmann::json json = summary.to_json();
-  json["seed"] = loaded.seed;
-  json["workload"] = std::string(workload->name());
-  json["workers"] = options.workers;
+  const RunSummary summary = run_config(loaded.config, loaded.seed, *workload, options);
+  const nlohmann::json json = run_json(summary, loaded.seed, *workload, options.workers);
   const std::string method = method_name(loaded.config.searcher.method);
   if (!dir.empty()) {
     trace.close();
@@ -667,11 +657,6 @@ std::string shown(const Quartiles& q) {
   return text.str();
 }
 
-nlohmann::json quartiles_json(const Quartiles& q) {
-  const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nullptr; };
-  return {{"q1", value(q.q1)}, {"median", value(q.median)}, {"q3", value(q.q3)}, {"runs", q.runs}};
-}
-
 int run(const CompareCommand& command, std::istream&, std::ostream& out, std::ostream& err,
         bool err_is_terminal) {
   RunOptions options = command.options;
@@ -691,15 +676,7 @@ int run(const CompareCommand& command, std::istream&, std::ostream& out, std::os
   const CompareResult result =
       compare_configs(configs, names, *workload, seeds, options, times, target);
 
-  nlohmann::json json{{"workload", std::string(workload->name())}, {"workers", options.workers},
-                      {"seeds", seeds}, {"regret", result.regret}, {"times", result.times}};
-  for (const ConfigComparison& c : result.configs) {
-    nlohmann::json at = nlohmann::json::array();
-    for (const Quartiles& q : c.at_times) at.push_back(quartiles_json(q));
-    json["configs"].push_back({{"name", c.name}, {"at_times", at},
-                               {"time_to_target", quartiles_json(c.time_to_target)}});
-  }
-  if (target) json["target"] = *target;
+  const nlohmann::json json = compare_json(result, *workload, options.workers);
   if (command.out) {
     const std::filesystem::path dir = output_directory(*command.out);
     write_file(dir / "compare.csv", [&](std::ostream& csv) {
@@ -742,48 +719,6 @@ int run(const CompareCommand& command, std::istream&, std::ostream& out, std::os
   return kExitOk;
 }
 
-// What a preview on workers measures beyond the table.
-struct WorkerFigures {
-  std::uint64_t workers = 0;
-  RunSummary summary;
-};
-
-// A workload with no inputs: preview metrics come from RunOptions::metric instead.
-class PreviewWorkload final : public Workload {
- public:
-  std::string_view name() const override { return "preview"; }
-  std::vector<WorkloadParameter> parameters() const override { return {}; }
-  double value(const std::vector<double>&, double) const override { return 0; }
-  double cost(double z) const override { return z; }
-  std::optional<double> optimum() const override { return std::nullopt; }
-};
-
-// The preview played on simulated workers: trials act when their training finishes.
-PreviewResult preview_on_workers(Searcher& searcher, const PreviewOptions& preview,
-                                 std::uint64_t max_length, RunOptions& options,
-                                 WorkerFigures& figures) {
-  boost::random::mt19937 metric_rng(preview.seed);
-  options.metric = [&](std::uint64_t trial, double) -> double {
-    switch (preview.metric) {
-      case PreviewMetric::kConstant: return 1.0;
-      case PreviewMetric::kRandom: return boost::random::uniform_01<double>()(metric_rng);
-      case PreviewMetric::kTrialId: break;
-    }
-    return static_cast<double>(trial + 1);
-  };
-  options.timeline = true;
-  options.smaller_is_better = true;  // report the preview metric as it is
-  options.trace = preview.trace;
-  const PreviewWorkload workload;
-  figures.workers = options.workers;
-  figures.summary = run_simulation(searcher, workload, max_length, options);
-  PreviewResult result;
-  for (const TrialRecord& t : figures.summary.timeline.trials) result.trials.push_back({t.id, t.lengths});
-  result.shutdown = figures.summary.shutdown;
-  result.progress = searcher.progress();
-  return result;
-}
-
 int run(const EvaluateCommand& command, std::istream&, std::ostream& out, std::ostream&, bool) {
   const std::unique_ptr<Workload> workload = make_chosen_workload(command.workload);
   const double fidelity = command.fidelity;
@@ -817,10 +752,9 @@ int run(const EvaluateCommand& command, std::istream&, std::ostream& out, std::o
 }
 
 int run(const PreviewCommand& command, std::istream&, std::ostream& out, std::ostream&, bool) {
-  std::optional<RunOptions> on_workers = command.workers;
+  const std::optional<RunOptions>& on_workers = command.workers;
   PreviewOptions options = command.preview;
   const Loaded loaded = load(command.config, command.seed);
-  if (on_workers && !on_workers->faults.max_restarts_fixed) on_workers->faults.max_restarts = loaded.config.max_restarts;
   std::ofstream trace;
   if (command.trace) {
     trace.open(*command.trace);
@@ -828,21 +762,17 @@ int run(const PreviewCommand& command, std::istream&, std::ostream& out, std::os
     options.trace = &trace;
   }
   const SearcherSettings& searcher = loaded.config.searcher;
-  Searcher engine = make_searcher(searcher, loaded.config.hyperparameters, loaded.seed);
-  WorkerFigures figures;
-  const PreviewResult result =
-      on_workers ? preview_on_workers(engine, options, searcher.max_length.units, *on_workers, figures)
-          : simulate(engine, options);
+  std::optional<WorkerPreview> figures;
+  PreviewResult result;
+  if (on_workers) {
+    figures = preview_on_workers(loaded.config, loaded.seed, options, *on_workers);
+    result = figures->result;
+  } else {
+    Searcher engine = make_searcher(searcher, loaded.config.hyperparameters, loaded.seed);
+    result = simulate(engine, options);
+  }
   if (command.json) {
-    nlohmann::json j = result.to_json();
-    j["seed"] = loaded.seed;
-    if (on_workers) {
-      const RunSummary& s = figures.summary;
-      j["workers"] = {{"workers", figures.workers}, {"wall_time", s.wall_time},
-                      {"utilisation", s.utilisation}, {"training_units", s.training_units},
-                      {"crashes", s.crashes}, {"errored_trials", s.errored_trials}};
-    }
-    out << json_line(j) << '\n';
+    out << json_line(preview_json(result, loaded.seed, figures ? &*figures : nullptr)) << '\n';
     return kExitOk;
   }
   const std::string unit = searcher.max_length.unit;
@@ -853,8 +783,8 @@ int run(const PreviewCommand& command, std::istream&, std::ostream& out, std::os
       << loaded.seed << "\n\n";
   print_preview_table(result, unit, out);
   if (on_workers) {
-    const RunSummary& s = figures.summary;
-    out << "\nOn " << figures.workers << " simulated worker(s) at " << on_workers->cost.seconds_per_unit
+    const RunSummary& s = figures->summary;
+    out << "\nOn " << figures->workers << " simulated worker(s) at " << on_workers->cost.seconds_per_unit
         << " s per length unit" << (unit.empty() ? "" : " (" + unit + ")") << ": wall time " << s.wall_time
         << " s, utilisation " << std::round(s.utilisation * 1000) / 10 << "%, training units "
         << s.training_units << '\n';
