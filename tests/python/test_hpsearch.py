@@ -21,10 +21,13 @@ SOURCE = pathlib.Path(os.environ["HPSEARCH_SOURCE_DIR"])
 ASHA = SOURCE / "tests/capi/capi.yaml"              # ASHA with promotions, TPE, larger is better
 HARTMANN = SOURCE / "examples/asha_hartmann6.yaml"
 RANDOM_HARTMANN = SOURCE / "examples/random_hartmann6.yaml"
+# In the sanitized build the interpreter runs with the sanitizer runtime preloaded; searcher-sim
+# carries its own, so it runs without the preload.
+SIM_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 
 
 def sim_json(*args):
-    out = subprocess.run([SIM, *map(str, args), "--json"], check=True, capture_output=True, text=True)
+    out = subprocess.run([SIM, *map(str, args), "--json"], check=True, capture_output=True, text=True, env=SIM_ENV)
     return json.loads(out.stdout)
 
 
@@ -77,7 +80,7 @@ class SearcherTest(unittest.TestCase):
         self.assertTrue(any("error" in a for a in answers))
         lines = "".join(json.dumps(e) + "\n" for e in events)
         out = subprocess.run([SIM, "drive", "--config", ASHA, "--seed", "11"], input=lines,
-                             check=True, capture_output=True, text=True).stdout
+                             check=True, capture_output=True, text=True, env=SIM_ENV).stdout
         self.assertEqual([json.loads(line) for line in out.splitlines()], answers)
 
     def test_typed_calls_and_snapshot_equal_drive(self):
@@ -97,7 +100,7 @@ class SearcherTest(unittest.TestCase):
                  {"event": "snapshot"}, {"event": "progress"}]
         out = subprocess.run([SIM, "drive", "--config", ASHA, "--seed", "5"],
                              input="".join(json.dumps(e) + "\n" for e in lines),
-                             check=True, capture_output=True, text=True).stdout.splitlines()
+                             check=True, capture_output=True, text=True, env=SIM_ENV).stdout.splitlines()
         self.assertEqual(json.loads(out[3])["operations"], after)
         self.assertEqual(json.loads(out[4])["snapshot"], s.snapshot())
         self.assertEqual(json.loads(out[5])["progress"], s.progress)
