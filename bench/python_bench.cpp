@@ -16,16 +16,18 @@ namespace py = pybind11;
 
 namespace {
 
+// The interpreter is started once and never finalized: finalizing it at exit, after Optuna (and
+// SQLAlchemy) were imported, crashed the process once all results were written.
 py::module_& drivers() {
-  static py::scoped_interpreter interpreter;
-  static py::module_ module = [] {
+  static py::module_* module = [] {
+    py::initialize_interpreter();
     py::module_ sys = py::module_::import("sys");
     // The build tree's hpsearch package, and drivers.py.
     sys.attr("path").attr("insert")(0, HPSEARCH_PYTHON_BUILD_DIR);
     sys.attr("path").attr("insert")(0, HPSEARCH_PEERS_DIR);
-    return py::module_::import("drivers");
+    return new py::module_(py::module_::import("drivers"));
   }();
-  return module;
+  return *module;
 }
 
 // Runs `function(N, name)` of drivers.py once per iteration.

@@ -133,7 +133,8 @@ def overhead_section(results):
     last = results["overhead"][-1]
     lines.append("")
     lines.append("Microseconds per trial; Optuna one run each, hpsearch in-process (Python and C++) the median "
-                 "of 5. The ratios "
+                 "of 5; Optuna and the in-process columns in CPU time of the driving thread, the pipe columns "
+                 "in wall time (two processes). The ratios "
                  "divide Optuna's cheaper pruner by hpsearch's dearer method. Sequential through the pipe is "
                  f"{last['hpsearch_async_halving_lines_per_trial']:.1f} (async_halving) and "
                  f"{last['hpsearch_adaptive_asha_lines_per_trial']:.1f} (adaptive_asha) round trips per trial; "

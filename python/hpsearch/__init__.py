@@ -42,6 +42,14 @@ def _label(config, index):
     return os.path.basename(os.fspath(config)) if isinstance(config, os.PathLike) else f"config{index + 1}"
 
 
+def _refuse_files(command, options, *names):
+    """Options that make the program write files have no meaning here: the data is returned."""
+    for name in names:
+        if name in options:
+            raise TypeError(f"{command}: {name} is the program's (searcher-sim {command} "
+                            f"--{name}); this function returns the data instead")
+
+
 def _flags(**options):
     """Keyword arguments as searcher-sim's flags (seconds_per_unit=2 -> --seconds-per-unit 2):
     the library reads and checks them as the program does, so a bad value is refused with the
@@ -132,6 +140,7 @@ def run(config, workload, workers=1, seed=None, **options):
     noise, config_spread, worker_spread, stragglers, straggler_factor, crash_rate,
     max_restarts, metric_noise, noise_seed, data_dir. Raises UsageError for a bad option,
     ValueError when the config's hyperparameters are not the workload's inputs."""
+    _refuse_files("run", options, "out")
     flags = ["--config", _label(config, 0), "--workload", workload, "--workers", str(workers)]
     flags += _flags(seed=seed, **options)
     return _core._run(_source(config), flags)
@@ -143,6 +152,7 @@ def compare(configs, workload, workers=1, seeds=10, times=None, target=None, nam
     when the workload's optimum is known) at `times` (default 25/50/75/100% of the longest
     run) and of the time to reach `target`. `names` label the configs (default: a path's file
     name, else config1, config2, ...). Options as for run, except noise_seed."""
+    _refuse_files("compare", options, "out")
     names = list(names) if names is not None else [_label(c, i) for i, c in enumerate(configs)]
     if len(names) != len(configs):
         raise ValueError(f"names: expected one per config ({len(configs)}), got {len(names)}")
@@ -158,6 +168,7 @@ def preview(config, seed=None, order=None, metric=None, metric_seed=None, worker
     "shutdown": {...}, "progress": 1.0, "seed": S}. order: "fifo" (default) or "random";
     metric: "constant" (default), "random" or "trial-id"; with workers=N, on N simulated
     workers instead (adds "workers": wall time, utilisation, ...; cost options as for run)."""
+    _refuse_files("preview", options, "trace")
     flags = ["--config", _label(config, 0)]
     flags += _flags(seed=seed, order=order, metric=metric, metric_seed=metric_seed, workers=workers,
                     **options)

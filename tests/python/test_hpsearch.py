@@ -213,6 +213,10 @@ class SimulatorTest(unittest.TestCase):
             hpsearch.run(ASHA, "mf-hartmann6")  # the config's inputs are not the workload's
         with self.assertRaisesRegex(hpsearch.UsageError, r"^--order: not with --workers"):
             hpsearch.preview(ASHA, workers=2, order="random")
+        with self.assertRaisesRegex(TypeError, r"^run: out is the program's"):
+            hpsearch.run(HARTMANN, "mf-hartmann6", out="/tmp/x")
+        with self.assertRaisesRegex(TypeError, r"^preview: trace is the program's"):
+            hpsearch.preview(ASHA, trace="/tmp/x")
         with self.assertRaisesRegex(ValueError, r"names: expected one per config \(2\), got 1"):
             hpsearch.compare([HARTMANN, HARTMANN], "mf-hartmann6", names=["a"])
 
