@@ -115,21 +115,25 @@ def machine_section():
 
 def overhead_section(results):
     lines = ["| trials | Optuna SuccessiveHalving | Optuna Hyperband | hpsearch pipe, sequential (ASHA / adaptive) | "
-             "pipe, 16 in flight | in-process | Optuna / pipe sequential | / pipe 16 in flight | / in-process |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "pipe, 16 in flight | Python in-process | C++ in-process | Optuna / pipe sequential | "
+             "/ pipe 16 in flight | / Python in-process | / C++ in-process |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results["overhead"]:
         optuna_best = min(r["optuna_successive_halving_us"], r["optuna_hyperband_us"])
+        has = lambda kind: f"hpsearch_async_halving_{kind}_us" in r
         worst = lambda kind: max(r[f"hpsearch_async_halving_{kind}_us"], r[f"hpsearch_adaptive_asha_{kind}_us"])
         pair = lambda kind, digits: (f"{r[f'hpsearch_async_halving_{kind}_us']:.{digits}f} / "
-                                     f"{r[f'hpsearch_adaptive_asha_{kind}_us']:.{digits}f} µs")
+                                     f"{r[f'hpsearch_adaptive_asha_{kind}_us']:.{digits}f} µs" if has(kind) else "-")
+        ratio = lambda kind, digits: f"{optuna_best / worst(kind):,.{digits}f}x" if has(kind) else "-"
         lines.append(
             f"| {r['trials']:,} | {r['optuna_successive_halving_us']:,.0f} µs | {r['optuna_hyperband_us']:,.0f} µs | "
-            f"{pair('drive', 0)} | {pair('pipelined', 0)} | {pair('inprocess', 2)} | "
-            f"{optuna_best / worst('drive'):,.1f}x | {optuna_best / worst('pipelined'):,.1f}x | "
-            f"{optuna_best / worst('inprocess'):,.0f}x |")
+            f"{pair('drive', 0)} | {pair('pipelined', 0)} | {pair('python', 1)} | {pair('inprocess', 2)} | "
+            f"{ratio('drive', 1)} | {ratio('pipelined', 1)} | {ratio('python', 0)} | {ratio('inprocess', 0)} |")
     last = results["overhead"][-1]
     lines.append("")
-    lines.append("Microseconds per trial; Optuna one run each, hpsearch in-process the median of 5. The ratios "
+    lines.append("Microseconds per trial; Optuna one run each, hpsearch in-process (Python and C++) the median "
+                 "of 5; Optuna and the in-process columns in CPU time of the driving thread, the pipe columns "
+                 "in wall time (two processes). The ratios "
                  "divide Optuna's cheaper pruner by hpsearch's dearer method. Sequential through the pipe is "
                  f"{last['hpsearch_async_halving_lines_per_trial']:.1f} (async_halving) and "
                  f"{last['hpsearch_adaptive_asha_lines_per_trial']:.1f} (adaptive_asha) round trips per trial; "
@@ -146,10 +150,13 @@ def overhead_svg(results, path):
         ("hpsearch adaptive_asha, pipe", ("hpsearch_adaptive_asha_drive_us", "#17becf")),
         ("hpsearch async_halving, pipe x16", ("hpsearch_async_halving_pipelined_us", "#9467bd")),
         ("hpsearch adaptive_asha, pipe x16", ("hpsearch_adaptive_asha_pipelined_us", "#c5b0d5")),
+        ("hpsearch async_halving, Python in-process", ("hpsearch_async_halving_python_us", "#8c564b")),
+        ("hpsearch adaptive_asha, Python in-process", ("hpsearch_adaptive_asha_python_us", "#c49c94")),
         ("hpsearch async_halving, in-process", ("hpsearch_async_halving_inprocess_us", "#2ca02c")),
         ("hpsearch adaptive_asha, in-process", ("hpsearch_adaptive_asha_inprocess_us", "#98df8a")),
     ])
     rows = results["overhead"]
+    series = OrderedDict((label, v) for label, v in series.items() if all(v[0] in r for r in rows))
     xs = [r["trials"] for r in rows]
     values = [r[key] for r in rows for key, _ in series.values()]
     lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))

@@ -5,19 +5,30 @@
 include(CMakePackageConfigHelpers)
 
 set(hpsearch_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/hpsearch)
-foreach(module IN ITEMS searcher samplers methods config plot simulator runner capi)
+foreach(module IN ITEMS searcher samplers methods config cli plot simulator runner capi)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 
 # The C++ modules are static: a C++ ABI built from C++20 templates cannot promise stability,
 # so only the C library is shared and carries a soname.
-install(TARGETS hpsearch_searcher hpsearch_samplers hpsearch_methods hpsearch_config hpsearch_plot hpsearch_simulator
+install(TARGETS hpsearch_searcher hpsearch_samplers hpsearch_methods hpsearch_config hpsearch_cli hpsearch_plot hpsearch_simulator
                 hpsearch_runner hpsearch_capi
         EXPORT hpsearch-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS searcher-sim searcher-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hpsearch)
+# The Python packages: determined (the trials' client; the installed searcher-run points its
+# trials here) and, when built, hpsearch with its extension module.
+set(hpsearch_python_packages determined)
+if(HPSEARCH_PYTHON)
+  list(APPEND hpsearch_python_packages hpsearch)
+  install(TARGETS hpsearch_python LIBRARY DESTINATION ${HPSEARCH_INSTALL_PYTHONDIR}/hpsearch)
+endif()
+foreach(package IN LISTS hpsearch_python_packages)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/${package} DESTINATION ${HPSEARCH_INSTALL_PYTHONDIR}
+          FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+endforeach()
 
 install(EXPORT hpsearch-targets NAMESPACE hpsearch:: DESTINATION ${hpsearch_package_dir})
 configure_package_config_file(cmake/hpsearch-config.cmake.in

@@ -5,9 +5,11 @@ set -euo pipefail
 # pkg-config: the installed-package test builds a consumer through hpsearch.pc (tests/package).
 # golang-go: the Go master example over the C ABI (examples/go-master), built and run by ctest.
 # clang and libclang-rt-14-dev: the sanitized build with libFuzzer (scripts/test.sh, fuzz.sh).
+# pybind11-dev and python3-dev: the Python module hpsearch (python/), its tests and
+# bench/python_bench.cpp, built for Debian's /usr/bin/python3.
 packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
           libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn pkg-config golang-go
-          clang libclang-rt-14-dev
+          clang libclang-rt-14-dev pybind11-dev python3-dev
           # The runner's PyTorch examples and torchrun (determined.launch.torch_distributed).
           python3-torch)
 missing=()

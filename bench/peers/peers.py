@@ -5,8 +5,9 @@
    SuccessiveHalvingPruner and HyperbandPruner, each trial reporting 27 steps and asking
    should_prune after each, against hpsearch's async_halving and adaptive_asha (rungs at 1, 3,
    9, 27) driven through `searcher-sim drive` from this script (out of process, one JSON line
-   per event) and in-process (bench/peers/inprocess.cpp). The objective costs nothing, so what
-   is timed is the decision machinery.
+   per event), from this script in-process through the hpsearch Python module (drivers.py,
+   which bench/python_bench.cpp runs too), and in C++ (bench/peers/inprocess.cpp). The
+   objective costs nothing, so what is timed is the decision machinery.
 Quality at equal budget (samplers against Optuna's TPE) is bench/peers/quality.py.
 
 Writes build/peers/results.json and prints the markdown tables docs/PERFORMANCE.md shows.
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,9 +24,11 @@ import time
 
 import optuna
 
+import drivers
+
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-MAX_LENGTH = 27
+MAX_LENGTH = drivers.MAX_LENGTH
 
 # ---- hpsearch through `searcher-sim drive` ----------------------------------------------------
 
@@ -110,23 +114,13 @@ def play_drive(drive, metric, pipelined=False):
 # ---- overhead -------------------------------------------------------------------------------
 
 def optuna_overhead(trials, pruner_name, seed=0):
-    pruner = (optuna.pruners.SuccessiveHalvingPruner() if pruner_name == "successive_halving"
-              else optuna.pruners.HyperbandPruner(min_resource=1, max_resource=MAX_LENGTH, reduction_factor=3))
-    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=seed), pruner=pruner)
-    rng = random.Random(seed)
+    return drivers.optuna_seconds(trials, pruner_name, seed) / trials * 1e6
 
-    def objective(trial):
-        trial.suggest_float("x", 0, 1)
-        value = rng.random()
-        for step in range(1, MAX_LENGTH + 1):
-            trial.report(value + 1.0 / step, step)
-            if trial.should_prune():
-                raise optuna.TrialPruned()
-        return value
 
-    start = time.perf_counter()
-    study.optimize(objective, n_trials=trials)
-    return (time.perf_counter() - start) / trials * 1e6
+def python_overhead(method, trials, repetitions=5):
+    """hpsearch through its Python module, in-process: the median of `repetitions` searches."""
+    return statistics.median(drivers.hpsearch_python_seconds(trials, method, seed) / trials * 1e6
+                             for seed in range(repetitions))
 
 
 def drive_overhead(sim, method, trials, pipelined, seed=0):
@@ -167,11 +161,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sim", required=True, help="searcher-sim")
     parser.add_argument("--inprocess", help="peer_inprocess (needed for the overhead part)")
+    parser.add_argument("--python-module", help="the directory holding the built hpsearch package "
+                        "(<build>/python; needed for the overhead part)")
     parser.add_argument("--out", required=True, help="results JSON")
     parser.add_argument("--trials", default="1000,4000,8000")
     args = parser.parse_args()
     results = {"optuna_version": optuna.__version__, "max_length": MAX_LENGTH}
 
+    sys.path.insert(0, args.python_module)
     results["pipe_round_trip_us"] = pipe_round_trip_us()
     results["overhead"] = []
     for trials in [int(t) for t in args.trials.split(",")]:
@@ -184,6 +181,7 @@ def main():
                 drive_overhead(args.sim, method, trials, pipelined=False)
             row[f"hpsearch_{method}_pipelined_us"], _ = drive_overhead(args.sim, method, trials, pipelined=True)
             row[f"hpsearch_{method}_inprocess_us"] = inprocess_overhead(args.inprocess, method, trials)
+            row[f"hpsearch_{method}_python_us"] = python_overhead(method, trials)
         results["overhead"].append(row)
 
     with open(args.out, "w") as f:

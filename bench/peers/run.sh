@@ -15,10 +15,10 @@ if ! dpkg-query -W -f='${Status}' python3-optuna 2>/dev/null | grep -q "install 
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-optuna >/dev/null
 fi
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j "$(nproc)" --target searcher-sim peer_inprocess peer_workload samplers_bench
+cmake --build build/release -j "$(nproc)" --target searcher-sim peer_inprocess peer_workload samplers_bench hpsearch_python
 mkdir -p build/peers
 /usr/bin/python3 bench/peers/peers.py --sim build/release/simulator/searcher-sim \
-  --inprocess build/release/bench/peer_inprocess --out build/peers/results.json \
+  --inprocess build/release/bench/peer_inprocess --python-module build/release/python --out build/peers/results.json \
   --trials "${TRIALS:-1000,4000,8000}"
 /usr/bin/python3 bench/report.py --peers build/peers/results.json --docs docs/PERFORMANCE.md
 /usr/bin/python3 bench/peers/decision_cost.py --bench build/release/bench/samplers_bench \

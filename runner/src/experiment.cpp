@@ -42,6 +42,19 @@ using namespace runner_detail;
 
 constexpr int kFormatVersion = 1;
 
+// The directory of the Python client (`determined`) trials import: the installed copy when
+// this program runs installed (<prefix>/bin/searcher-run, the client under
+// <prefix>/HPSEARCH_INSTALLED_PYTHON_DIR, wherever the prefix was moved), else the source tree's.
+fs::path python_client_dir() {
+  std::error_code error;  // no /proc, or nothing installed there: the source tree's
+  const fs::path program = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const fs::path installed = program.parent_path().parent_path() / HPSEARCH_INSTALLED_PYTHON_DIR;
+    if (fs::is_regular_file(installed / "determined" / "__init__.py", error)) return installed;
+  }
+  return HPSEARCH_SOURCE_PYTHON_DIR;
+}
+
 // What the runner knows of a trial's current process; starts afresh at every launch.
 struct LaunchState {
   std::optional<std::uint64_t> sent_target;  // the validate_after the process was given
@@ -478,7 +491,7 @@ class Experiment final : private SupervisorListener {
     // The Python client ships with hpsearch: make `import hpsearch` work without installing it.
     const char* python_path = std::getenv("PYTHONPATH");
     spec.environment["PYTHONPATH"] =
-        std::string(HPSEARCH_PYTHON_DIR) + (python_path && *python_path ? std::string(":") + python_path : "");
+        python_client_dir().string() + (python_path && *python_path ? std::string(":") + python_path : "");
     launches_[i] = LaunchState{};
     return spec;
   }

@@ -47,6 +47,7 @@ CompareResult compare_configs(const std::vector<ExperimentConfig>& configs,
   std::vector<std::vector<RunSummary>> runs(configs.size());
   double longest = 0;
   for (std::size_t c = 0; c < configs.size(); ++c) {
+    check_simulated_length(configs[c].searcher, names[c]);
     check_workload_parameters(workload, configs[c].hyperparameters);
     for (std::uint64_t seed = 0; seed < seeds; ++seed) {
       RunOptions run_options = options;

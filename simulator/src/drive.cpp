@@ -66,8 +66,13 @@ nlohmann::json drive_line(Searcher& searcher, std::string_view line,
   } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (1e999)
     return {{"error", "not valid JSON: " + parse_error_text(e)}};
   }
+  return drive_event(searcher, j, options);
+}
+
+nlohmann::json drive_event(Searcher& searcher, const nlohmann::json& event,
+                           const DriveOptions& options) {
   try {
-    return respond(searcher, j, options.explain);
+    return respond(searcher, event, options.explain);
   } catch (const ProtocolError& e) {
     return {{"error", e.what()}};
   }

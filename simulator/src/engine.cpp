@@ -366,10 +366,10 @@ const char* outcome_name(TrialOutcome outcome) {
   return "unfinished";
 }
 
-void check_simulated_length(const SearcherSettings& searcher, const std::string& config_path) {
+void check_simulated_length(const SearcherSettings& searcher, const std::string& config_name) {
   if (!searcher.trial_decides_length) return;
   throw std::invalid_argument(
-      config_path + ": searcher.max_length: not given, so each trial trains until its script ends (Determined "
+      (config_name.empty() ? "" : config_name + ": ") + "searcher.max_length: not given, so each trial trains until its script ends (Determined "
       "0.38's form, which searcher-run serves); the simulator needs a length to play training "
       "in virtual time: add one, e.g. max_length: 100");
 }

@@ -1,8 +1,11 @@
 # Installs the already-built tree into a scratch prefix, then builds and runs a consumer project
 # outside the tree against it both ways: find_package(hpsearch 0.2) and pkg-config. The C++
 # library, the C library and the installed `searcher-sim drive` must give the same first answer.
+# The installed Python module answers alike, and the installed searcher-run gives its trials the
+# installed Python client.
 # cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DC_COMPILER=...
-#       -DCXX_COMPILER=... -DLIBDIR=... -P this   (LIBDIR: CMAKE_INSTALL_LIBDIR, relative)
+#       -DCXX_COMPILER=... -DLIBDIR=... -DPYTHONDIR=... -DPYTHON=... -DPYTHON_MODULE=ON|OFF -P this
+#       (LIBDIR, PYTHONDIR: relative to the prefix)
 set(prefix "${WORK_DIR}/prefix")
 set(config "${SOURCE_DIR}/tests/capi/capi.yaml")
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -76,4 +79,41 @@ run("${WORK_DIR}/consumer_pkgconfig" "${config}" 3)
 if(NOT output STREQUAL expected)
   message(FATAL_ERROR "consumer_c (pkg-config) answered\n${output}instead of\n${expected}")
 endif()
-message(STATUS "installed to ${prefix}; find_package and pkg-config consumers agree with searcher-sim drive")
+
+# 3. Python: the installed hpsearch module answers as the installed program does.
+set(pythondir "${prefix}/${PYTHONDIR}")
+if(PYTHON_MODULE)
+  file(WRITE "${WORK_DIR}/expected.json" "${expected}")
+  run("${CMAKE_COMMAND}" -E env "PYTHONPATH=${pythondir}" PYTHONDONTWRITEBYTECODE=1 "${PYTHON}" -c
+      "import hpsearch, json, pathlib, sys
+assert hpsearch.__file__.startswith(sys.argv[1]), hpsearch.__file__
+answer = hpsearch.Searcher(pathlib.Path(sys.argv[2]), seed=3).feed({'event': 'initial_operations'})
+assert answer == json.loads(pathlib.Path(sys.argv[3]).read_text()), answer
+print('ok')" "${pythondir}" "${config}" "${WORK_DIR}/expected.json")
+endif()
+
+# 4. The installed searcher-run gives its trials the installed Python client, not the source
+# tree's: a one-trial experiment whose trial writes where `determined` came from.
+file(MAKE_DIRECTORY "${WORK_DIR}/where")
+file(WRITE "${WORK_DIR}/where/where.py" "import sys
+import determined as det
+with open(sys.argv[1], 'w') as out:
+    out.write(det.__file__)
+with det.core.init() as core:
+    core.train.report_validation_metrics(steps_completed=1, metrics={'loss': 0.5})
+")
+file(WRITE "${WORK_DIR}/where/where.yaml" "name: where
+entrypoint: ${PYTHON} where.py ${WORK_DIR}/determined_file.txt
+hyperparameters: {}
+searcher: {name: single, metric: loss, max_length: {batches: 1}}
+max_restarts: 0
+")
+run("${prefix}/bin/searcher-run" run --config "${WORK_DIR}/where/where.yaml" --dir "${WORK_DIR}/where-exp"
+    --context "${WORK_DIR}/where")
+file(READ "${WORK_DIR}/determined_file.txt" determined_file)
+if(NOT determined_file STREQUAL "${pythondir}/determined/__init__.py")
+  message(FATAL_ERROR "the installed searcher-run's trial imported ${determined_file}, "
+                      "not ${pythondir}/determined/__init__.py")
+endif()
+message(STATUS "installed to ${prefix}; find_package and pkg-config consumers and the Python module "
+               "agree with searcher-sim drive; the installed searcher-run's trials use the installed client")

@@ -115,7 +115,7 @@ TEST_CASE("searcher-sim: a config without max_length (0.38) cannot be simulated,
   const std::string config = write_config("no-length.yaml",
       "searcher: {name: random, metric: loss, max_trials: 3}\n"
       "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n");
-  const std::string why = config + ": searcher.max_length: not given, so each trial trains until its script "
+  const std::string why = "searcher.max_length: not given, so each trial trains until its script "
                           "ends (Determined 0.38's form, which searcher-run serves); the simulator needs a "
                           "length to play training in virtual time: add one, e.g. max_length: 100\n";
   for (const std::string command : {"preview", "run", "compare"}) {
@@ -124,7 +124,7 @@ TEST_CASE("searcher-sim: a config without max_length (0.38) cannot be simulated,
                            "'" + (command == "preview" ? "" : " --workload counting-ones-1 --workers 1"));
     CHECK(result.code == 2);
     CHECK(result.out.empty());
-    CHECK(result.err == "searcher-sim " + command + ": " + why);
+    CHECK(result.err == "searcher-sim " + command + ": " + (command == "compare" ? "no-length.yaml: " : "") + why);
   }
   // The drive protocol serves it: the embedder sees the nominal length 1.
   const Run drive = run("drive --config '" + config + "'", "{\"event\":\"initial_operations\"}\n");

@@ -2,7 +2,8 @@
 /// \file
 /// The `searcher-sim` command line, as library code so it can be tested without a process:
 /// parse_searcher_sim_args reads and checks the arguments without touching a file, and
-/// run_searcher_sim parses, then runs.
+/// run_searcher_sim parses, then runs. Written over the CLI library (hpsearch/cli/cli.hpp),
+/// one file per subcommand in simulator/src/sim_cli/.
 
 #include <cstdint>
 #include <iosfwd>
@@ -11,16 +12,17 @@
 #include <variant>
 #include <vector>
 
+#include "hpsearch/cli/cli.hpp"
 #include "hpsearch/simulator/drive.hpp"
 #include "hpsearch/simulator/engine.hpp"
 #include "hpsearch/simulator/preview.hpp"
 
 namespace hpsearch {
 
-/// Exit codes of the hpsearch programs.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  ///< the run itself failed
-inline constexpr int kExitUsage = 2;    ///< bad command line or bad config: nothing was run
+/// Exit codes of the hpsearch programs (the CLI library's).
+inline constexpr int kExitOk = cli::kExitOk;
+inline constexpr int kExitFailure = cli::kExitFailure;
+inline constexpr int kExitUsage = cli::kExitUsage;
 
 /// Help and version texts: print `text` (to stderr if `to_stderr`) and exit with `exit_code`.
 struct TextCommand {

@@ -23,6 +23,11 @@ struct DriveOptions {
 [[nodiscard]] nlohmann::json drive_line(Searcher& searcher, std::string_view line,
                                         const DriveOptions& options = {});
 
+/// Answers one event already parsed from JSON (what drive_line does after parsing the line):
+/// the Python module hands its events here as values, with no text in between.
+[[nodiscard]] nlohmann::json drive_event(Searcher& searcher, const nlohmann::json& event,
+                                         const DriveOptions& options = {});
+
 /// Reads lines from `in` until end of input, writing one response line per input line to
 /// `out`, flushed after each line so a peer can wait for it.
 void run_drive(Searcher& searcher, std::istream& in, std::ostream& out,

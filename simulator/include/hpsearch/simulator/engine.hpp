@@ -128,8 +128,8 @@ struct RunSummary {
 
 /// The simulator plays training in units of max_length: a config without one (Determined
 /// 0.38's single/random/grid, each trial training until its script ends) cannot be simulated.
-/// Throws std::invalid_argument naming the config file, saying so and what to add.
-void check_simulated_length(const SearcherSettings& searcher, const std::string& config_path);
+/// Throws std::invalid_argument saying so and what to add (after `config_name: ` if given).
+void check_simulated_length(const SearcherSettings& searcher, const std::string& config_name = "");
 
 /// Plays the search to its shutdown; `space` is the search's (the workload reads its
 /// configurations through WorkloadInputs). Throws std::invalid_argument if the space does not
