@@ -435,6 +435,7 @@ class LocalLauncher final : public Launcher {
 }  // namespace
 
 std::string ExitStatus::describe() const {
+  if (cause != EndCause::kExited) return detail;
   if (signal != 0) {
     std::string text = "killed by signal " + std::to_string(signal);
     if (const char* name = ::sigabbrev_np(signal)) {
