@@ -210,13 +210,6 @@ class JobTable {
   std::map<std::string, Watched> watched_;
 };
 
-ExitStatus decode(int raw) {
-  ExitStatus status;
-  if (WIFEXITED(raw)) status.code = WEXITSTATUS(raw);
-  if (WIFSIGNALED(raw)) status.signal = WTERMSIG(raw);
-  return status;
-}
-
 ExitStatus ended_by(EndCause cause, std::string detail) {
   ExitStatus status;
   status.cause = cause;
@@ -226,8 +219,7 @@ ExitStatus ended_by(EndCause cause, std::string detail) {
 
 class SlurmJob final : public TrialProcess {
  public:
-  SlurmJob(std::shared_ptr<JobTable> table, std::string id, std::optional<int> restarts)
-      : table_(std::move(table)), id_(std::move(id)), restarts_(restarts) {
+  SlurmJob(std::shared_ptr<JobTable> table, std::string id) : table_(std::move(table)), id_(std::move(id)) {
     table_->watch(id_);
   }
   ~SlurmJob() override { table_->unwatch(id_); }  // a job outlives its runner: resume reattaches
@@ -250,8 +242,9 @@ class SlurmJob final : public TrialProcess {
       if (missing >= kMissingPolls) status_ = ended_by(EndCause::kLost, describe() + " is no longer known to Slurm");
       return status_;
     }
-    if (!restarts_) restarts_ = s->restarts;  // reattached: requeues before now are not news
-    if (s->restarts > *restarts_ || s->state == "PREEMPTED" || s->state.starts_with("REQUEUE") ||
+    // A runner cancels a job Slurm requeues: one that has restarted was requeued while no
+    // runner watched, and it runs (or will) from the checkpoint its first launch was given.
+    if (s->restarts > 0 || s->state == "PREEMPTED" || s->state.starts_with("REQUEUE") ||
         (s->state == "PENDING" && running_seen_)) {
       // Requeued: relaunched as a new job from the latest checkpoint; this one must not run.
       cancel();
@@ -262,10 +255,10 @@ class SlurmJob final : public TrialProcess {
     if (s->state == "RUNNING") running_seen_ = true;
     if (active(s->state)) return std::nullopt;
     if (s->state == "COMPLETED" || s->state == "FAILED" || s->state == "OUT_OF_MEMORY") {
-      status_ = decode(s->exit_raw);
+      status_ = exit_status_from_wait(s->exit_raw);
       if (s->state != "COMPLETED" && status_->success()) status_->code = 1;  // failed all the same
     } else if (s->state == "CANCELLED" && cancelled_) {
-      status_ = decode(s->exit_raw);
+      status_ = exit_status_from_wait(s->exit_raw);
       if (status_->success()) status_->signal = SIGKILL;  // cancelled before it ran
     } else if (s->state == "CANCELLED") {
       status_ = ended_by(EndCause::kCancelled, describe() + " was cancelled from outside the runner (scancel)");
@@ -298,7 +291,6 @@ class SlurmJob final : public TrialProcess {
 
   std::shared_ptr<JobTable> table_;
   std::string id_;
-  std::optional<int> restarts_;  // the job's restart count when we took it
   bool running_seen_ = false;
   bool cancelled_ = false;  // by the runner
   std::optional<ExitStatus> status_;
@@ -357,14 +349,14 @@ class SlurmLauncher final : public Launcher {
     if (!r.ok() || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
       throw std::runtime_error("sbatch refused the job (" + described_options() + "): " + r.message());
     }
-    return std::make_unique<SlurmJob>(table_, id, 0);
+    return std::make_unique<SlurmJob>(table_, id);
   }
 
   std::unique_ptr<TrialProcess> reattach(const std::string& handle) override {
     const std::map<std::string, JobState> found = JobTable::query({handle});
     if (!found.contains(handle)) return nullptr;
     reattached_.insert(handle);
-    return std::make_unique<SlurmJob>(table_, handle, std::nullopt);
+    return std::make_unique<SlurmJob>(table_, handle);
   }
 
   // Jobs of this experiment (their comment is the marker) that nothing reattached: a run that

@@ -6,6 +6,8 @@
 #   restart    a job that fails is restarted from its checkpoint; a forged connection is refused
 #   requeue    a requeued (preempted) job: relaunched from its latest checkpoint, no restart counted
 #   reattach   the runner SIGKILLed and resumed: it reattaches to the running job, no duplicate
+#   ended      the runner SIGKILLed, its job fails meanwhile: resume reads the final state and
+#              restarts the trial from its checkpoint
 # Exit 77 (skipped) when the Slurm commands are not installed.
 set -euo pipefail
 searcher_run=$1
@@ -178,6 +180,19 @@ PY
     [ "$(jobs_of | sort -u | tr '\n' ' ')" = "$job " ] || fail "jobs $(jobs_of | tr '\n' ' ') for one trial: a duplicate"
     grep -c "starting at" "$dir/exp/trials/"*/output.log | grep -qx 1 || fail "the trial was started more than once"
     expect 'e["state"] == "completed" and t["restarts"] == 0 and t["launches"] == 1'
+    ;;
+  ended)
+    trial_config crash_once 4 2  # checkpoints at 1 after ~2 s, dies (exit 3) at 2 after ~4 s
+    start_runner
+    job=$(wait_for running_job >/dev/null; running_job)
+    kill -9 "$runner_pid"
+    wait "$runner_pid" 2>/dev/null || true
+    runner_pid=
+    wait_for '[ "$(squeue -h -t all -j "$job" -o %T)" = FAILED ]'
+    "$searcher_run" resume "$dir/exp" 2>>"$dir/err" || fail "the resumed search did not complete"
+    grep -q "reattached to Slurm job $job" "$dir/exp/runner.log" || fail "the ended job was not read"
+    grep -q "failed: exit code 3; restarting from its checkpoint at 1" "$dir/exp/runner.log" || fail "no restart"
+    expect 'e["state"] == "completed" and t["restarts"] == 1 and t["launches"] == 2'
     ;;
   *)
     echo "unknown case '$case_name'" >&2

@@ -45,6 +45,9 @@ struct ExitStatus {
   [[nodiscard]] std::string describe() const;
 };
 
+/// The ExitStatus a wait status (waitpid's, or Slurm's exit_code) stands for.
+[[nodiscard]] ExitStatus exit_status_from_wait(int raw);
+
 /// One running trial: its main process and everything that process started.
 class TrialProcess {
  public:
