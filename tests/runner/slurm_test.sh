@@ -86,12 +86,25 @@ start_runner() {  # background run; args appended
   runner_pid=$!
 }
 
-running_job() {  # the first trial's latest job, once it is RUNNING and has checkpointed
+running_job() {  # the first trial's latest job, if it is RUNNING and has checkpointed
   [ -f "$dir/exp/journal.jsonl" ] || return 1
   local job
   job=$(jobs_of | tail -1)
   [ -n "$job" ] && [ "$(squeue -h -j "$job" -o %T 2>/dev/null)" = RUNNING ] &&
     grep -q '"checkpoint"' "$dir/exp/journal.jsonl" && echo "$job"
+}
+
+# Waits (up to 60 s) for running_job and prints its job id.
+wait_for_running_job() {
+  local job
+  for _ in $(seq 600); do
+    if job=$(running_job); then
+      echo "$job"
+      return 0
+    fi
+    sleep 0.1
+  done
+  fail "timed out waiting for the trial's job to run and checkpoint"
 }
 
 case "$case_name" in
@@ -119,7 +132,7 @@ PY
   scancel)
     trial_config ok 30 0.5
     start_runner
-    job=$(wait_for running_job >/dev/null; running_job)
+    job=$(wait_for_running_job)
     scancel "$job"
     wait "$runner_pid" && rc=0 || rc=$?
     runner_pid=
@@ -154,7 +167,7 @@ PY
   requeue)
     trial_config ok 8 0.5
     start_runner
-    job=$(wait_for running_job >/dev/null; running_job)
+    job=$(wait_for_running_job)
     scontrol requeue "$job"
     wait "$runner_pid" || fail "the search did not complete"
     runner_pid=
@@ -169,7 +182,7 @@ PY
   reattach)
     trial_config ok 12 0.5
     start_runner
-    job=$(wait_for running_job >/dev/null; running_job)
+    job=$(wait_for_running_job)
     kill -9 "$runner_pid"
     wait "$runner_pid" 2>/dev/null || true
     runner_pid=
@@ -182,9 +195,9 @@ PY
     expect 'e["state"] == "completed" and t["restarts"] == 0 and t["launches"] == 1'
     ;;
   ended)
-    trial_config crash_once 4 2  # checkpoints at 1 after ~2 s, dies (exit 3) at 2 after ~4 s
+    trial_config crash_once 4 3  # checkpoints at 1 after ~3 s, dies (exit 3) at 2 after ~6 s
     start_runner
-    job=$(wait_for running_job >/dev/null; running_job)
+    job=$(wait_for_running_job)
     kill -9 "$runner_pid"
     wait "$runner_pid" 2>/dev/null || true
     runner_pid=
