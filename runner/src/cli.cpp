@@ -20,7 +20,8 @@
 namespace hpsearch {
 namespace {
 
-constexpr const char* kHelp = R"(searcher-run: run a hyperparameter search with real training processes on this machine.
+constexpr const char* kHelp = R"(searcher-run: run a hyperparameter search with real training processes, on this machine or
+as Slurm jobs (--launcher slurm).
 
 Usage:
   searcher-run run --config FILE --dir DIR [options]   start an experiment in DIR

@@ -5,6 +5,7 @@
 /// its trial talks to the runner over the trial channel (TCP for a cluster). See
 /// docs/runner.md, "Running on Slurm".
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ struct SlurmOptions {
   std::vector<std::string> sbatch_args;  ///< passed to sbatch as they are, after the others
   double poll_seconds = 1;               ///< how often squeue is asked
   /// How long a job's trial keeps trying to reach a runner that went away (it may be resumed).
-  double reconnect_seconds = 300;
+  std::uint64_t reconnect_seconds = 300;
 };
 
 /// Checks the options with `sbatch --test-only` and returns the launcher. Throws
