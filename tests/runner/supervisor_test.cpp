@@ -323,11 +323,11 @@ TEST_CASE("trial channel: HOST[:PORT] is parsed, or refused with the reason") {
   CHECK(parse_tcp_endpoint("[fe80::1]:80").host == "fe80::1");
   CHECK(parse_tcp_endpoint("[fe80::1]:80").port == 80);
   CHECK(parse_tcp_endpoint("fe80::1").host == "fe80::1");
-  CHECK_THROWS_WITH_AS(parse_tcp_endpoint("node1:http"), doctest::Contains("the port must be a number"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(parse_tcp_endpoint("node1:70000"), doctest::Contains("0 to 65535"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(parse_tcp_endpoint("node1:"), doctest::Contains("got ''"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(parse_tcp_endpoint(":80"), doctest::Contains("no host"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(parse_tcp_endpoint("[::1"), doctest::Contains("no closing"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:http"), doctest::Contains("the port must be a number"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:70000"), doctest::Contains("0 to 65535"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:"), doctest::Contains("got ''"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint(":80"), doctest::Contains("no host"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("[::1"), doctest::Contains("no closing"), std::invalid_argument);
 }
 
 TEST_CASE("supervisor: over TCP, a trial reports with its token; a forged hello is refused and told") {
