@@ -11,7 +11,9 @@ packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3
           libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn pkg-config golang-go
           clang libclang-rt-14-dev pybind11-dev python3-dev
           # The runner's PyTorch examples and torchrun (determined.launch.torch_distributed).
-          python3-torch)
+          python3-torch
+          # A one-node Slurm 22.05 for the Slurm launcher's tests (scripts/slurm-cluster.sh).
+          slurmctld slurmd slurm-client munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,4 +25,19 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
 echo "installing: ${missing[*]}"
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Installing munge, slurmctld and slurmd would start their services with Debian's default
+# configuration (or fail to, without systemd, and fail the install). A policy-rc.d that
+# answers 101 ("action forbidden") stops invoke-rc.d starting any service during the install;
+# scripts/slurm-cluster.sh starts the daemons itself, with its own configuration, when a test
+# needs them. An existing policy-rc.d (a container's own) is left as it is.
+policy=/usr/sbin/policy-rc.d
+added_policy=false
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+  $sudo chmod 755 "$policy"
+  added_policy=true
+fi
+status=0
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
+if $added_policy; then $sudo rm -f "$policy"; fi
+exit $status

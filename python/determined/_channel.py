@@ -1,13 +1,19 @@
 """The connection from a trial process to searcher-run: JSON lines over the stream socket whose
 address is in HPSEARCH_CHANNEL ("unix:/path", "unix:@abstract", later "tcp:host:port"), opened
 by a hello with the trial's token (HPSEARCH_TRIAL_TOKEN). Commands (validate_after, close,
-pause) and replies to requests arrive on it; reports leave on it. See docs/runner.md."""
+pause) and replies to requests arrive on it; reports leave on it. See docs/runner.md.
+
+A Slurm job outlives its runner, which may be resumed: with HPSEARCH_RECONNECT_SECONDS set, a
+lost connection is opened again (with the same token) for that long before the trial gives up.
+A runner sends the trial's commands again on a new connection; only a validate_after the trial
+has not yet reported (one whose validation the old runner never read) is taken again."""
 
 import json
 import os
 import select
 import socket
 import threading
+import time
 
 from determined import util
 
@@ -31,28 +37,86 @@ class Channel:
     so that a non-blocking look (should_preempt) never loses one."""
 
     def __init__(self, address, token, rank):
-        self._sock = _connect(address)
-        self._lock = threading.Lock()
+        self._address = address
+        self._hello = {"type": "hello", "token": token, "rank": rank, "pid": os.getpid()}
+        self._reconnect_seconds = float(os.environ.get("HPSEARCH_RECONNECT_SECONDS") or 0)
+        self._lock = threading.RLock()
         self._buffer = b""
         self._commands = []
         self._replies = {}
         self._next_request = 1
         self._closed = False
+        self._in_progress = None  # the length of the validate_after being worked on
+        self._replayed = None  # the one a runner will send again (when it reconnected)
+        self._longest = None  # the longest validate_after received
         self.stop_requested = False  # a pause or close has been seen
-        self.send({"type": "hello", "token": token, "rank": rank, "pid": os.getpid()})
+        self._sock = self._open()
+
+    def _open(self):
+        deadline = time.monotonic() + self._reconnect_seconds
+        while True:
+            try:
+                sock = _connect(self._address)
+                sock.sendall((util.json_encode(self._hello) + "\n").encode("utf-8"))
+                return sock
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(1)
+
+    def _reconnect(self):
+        """The runner went away: waits for a resumed one. False if none came in time."""
+        if self._reconnect_seconds <= 0:
+            return False
+        with self._lock:
+            self.close()
+            try:
+                self._sock = self._open()
+            except OSError:
+                return False
+            self._buffer = b""
+            self._replayed = self._in_progress
+            return True
 
     def send(self, message):
         line = (util.json_encode(message) + "\n").encode("utf-8")
         with self._lock:
-            self._sock.sendall(line)
+            if message.get("type") == "validation":
+                self._in_progress = None
+            try:
+                self._sock.sendall(line)
+            except OSError:
+                if not self._reconnect():
+                    raise
+                self._sock.sendall(line)
+
+    def _is_replayed(self, message):
+        """A validate_after this trial already has, sent again by a resumed runner."""
+        if message.get("op") != "validate_after":
+            return False
+        length = message.get("length")
+        if self._longest is not None and length < self._longest:
+            return True  # lengths only grow: an earlier one, done already
+        if length == self._replayed:
+            self._replayed = None
+            return True
+        if any(c.get("op") == "validate_after" and c.get("length") == length for c in self._commands):
+            return True
+        self._longest = length
+        return False
 
     def _read(self, block):
         if self._closed:
             return
         if not block and not select.select([self._sock], [], [], 0)[0]:
             return
-        chunk = self._sock.recv(65536)
+        try:
+            chunk = self._sock.recv(65536)
+        except OSError:
+            chunk = b""
         if not chunk:
+            if self._reconnect():
+                return
             self._closed = True  # the runner went away
             self.stop_requested = True
             return
@@ -66,7 +130,7 @@ class Channel:
                 self._replies[message["reply"]] = message
             elif "error" in message:
                 raise RuntimeError(f"searcher-run refused this trial's connection: {message['error']}")
-            else:
+            elif not self._is_replayed(message):
                 if message.get("op") in ("pause", "close"):
                     self.stop_requested = True
                 self._commands.append(message)
@@ -75,7 +139,10 @@ class Channel:
         """The next command, waiting for it; None once the runner has gone."""
         while not self._commands and not self._closed:
             self._read(block=True)
-        return self._commands.pop(0) if self._commands else None
+        command = self._commands.pop(0) if self._commands else None
+        if command is not None and command.get("op") == "validate_after":
+            self._in_progress = command.get("length")
+        return command
 
     def poll(self):
         """Takes in whatever has arrived, without waiting."""

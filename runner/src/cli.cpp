@@ -1,6 +1,7 @@
 #include "hpsearch/runner/cli.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <cmath>
@@ -8,16 +9,19 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "hpsearch/config/command_line.hpp"
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/runner/experiment.hpp"
+#include "hpsearch/runner/trial_channel.hpp"
 
 namespace hpsearch {
 namespace {
 
-constexpr const char* kHelp = R"(searcher-run: run a hyperparameter search with real training processes on this machine.
+constexpr const char* kHelp = R"(searcher-run: run a hyperparameter search with real training processes, on this machine or
+as Slurm jobs (--launcher slurm).
 
 Usage:
   searcher-run run --config FILE --dir DIR [options]   start an experiment in DIR
@@ -54,6 +58,17 @@ Options of run and resume:
   --snapshot-every N   journal records between snapshots (default 64; at least one per
                        trial, so large experiments snapshot less often)
   --pause-seconds X    how long trials get to pause after Ctrl-C before they are killed (30)
+Where trials run (options of run and resume; resume keeps what run was given unless told):
+  --launcher KIND      local (default): processes on this machine; slurm: one Slurm job per
+                       trial launch (sbatch), so --slots may exceed this machine's CPUs
+  --partition P, --account A, --time T
+                       the jobs' Slurm partition, account and time limit
+  --sbatch-arg ARG     one more sbatch option for every job (repeat it: --sbatch-arg=--mem=4G)
+  --channel-address HOST[:PORT]
+                       trials reach the runner over TCP there (an address of the interface
+                       the jobs' nodes reach; default with slurm: this host's name, any port)
+  --shared-dir DIR     checkpoint storage: DIR/checkpoints (default: the experiment directory);
+                       with slurm, DIR and the experiment directory must be seen by every node
 
 Exit codes: 0 the search completed, 1 it failed (every trial errored) or the runner could not
 go on, 2 bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.
@@ -63,8 +78,19 @@ go on, 2 bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resum
 
 struct Parsed {
   std::map<std::string, std::string> values;
+  std::map<std::string, std::vector<std::string>> repeated;  // options that may be given again
   std::vector<std::string> positional;
 };
+
+const std::set<std::string> kRepeatable{"--sbatch-arg"};
+// Where trials run: options of both run and resume.
+const std::set<std::string> kLaunchOptions{"--launcher", "--partition", "--account", "--time",
+                                           "--sbatch-arg", "--channel-address", "--shared-dir"};
+
+std::set<std::string> with_launch_options(std::set<std::string> options) {
+  options.insert(kLaunchOptions.begin(), kLaunchOptions.end());
+  return options;
+}
 
 Parsed parse(const std::vector<std::string>& args, const std::set<std::string>& options) {
   Parsed parsed;
@@ -88,6 +114,10 @@ Parsed parse(const std::vector<std::string>& args, const std::set<std::string>& 
       if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
       value = args[++i];
     }
+    if (kRepeatable.contains(name)) {
+      parsed.repeated[name].push_back(*value);
+      continue;
+    }
     if (parsed.values.contains(name)) throw UsageError(name + ": given twice");
     parsed.values[name] = *value;
   }
@@ -108,6 +138,51 @@ RunnerOptions runner_options(const Parsed& parsed, bool terminal) {
     options.pause_seconds = parse_nonnegative("--pause-seconds", parsed.values.at("--pause-seconds"));
   }
   return options;
+}
+
+// The launch settings: `settings` (the defaults, or what the experiment was started with),
+// overridden by the options given.
+LaunchSettings launch_settings(const Parsed& parsed, LaunchSettings settings) {
+  const auto given = [&](const char* option) { return parsed.values.contains(option); };
+  if (given("--launcher")) {
+    settings.launcher = parsed.values.at("--launcher");
+    if (settings.launcher != "local" && settings.launcher != "slurm") {
+      throw UsageError("--launcher: expected local or slurm, got '" + settings.launcher + "'");
+    }
+  }
+  for (const char* option : {"--partition", "--account", "--time", "--sbatch-arg"}) {
+    if ((given(option) || parsed.repeated.contains(option)) && settings.launcher != "slurm") {
+      throw UsageError(std::string(option) + ": only with --launcher slurm");
+    }
+  }
+  if (given("--partition")) settings.slurm.partition = parsed.values.at("--partition");
+  if (given("--account")) settings.slurm.account = parsed.values.at("--account");
+  if (given("--time")) settings.slurm.time = parsed.values.at("--time");
+  if (parsed.repeated.contains("--sbatch-arg")) settings.slurm.sbatch_args = parsed.repeated.at("--sbatch-arg");
+  if (given("--shared-dir")) settings.shared_dir = parsed.values.at("--shared-dir");
+  if (given("--channel-address")) settings.channel_address = parsed.values.at("--channel-address");
+  if (settings.launcher == "slurm" && settings.channel_address.empty()) {
+    // Jobs run on other nodes: they reach this one by its name, unless told another interface.
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    settings.channel_address = host;
+  }
+  if (!settings.channel_address.empty()) {
+    try {
+      (void)parse_tcp_endpoint(settings.channel_address);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--channel-address: ") + e.what());
+    }
+  }
+  return settings;
+}
+
+std::unique_ptr<Launcher> launcher_for(const LaunchSettings& settings) {
+  try {
+    return make_launcher(settings);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 int exit_code(const RunOutcome& outcome) {
@@ -138,14 +213,15 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
       out << "searcher-run " HPSEARCH_VERSION "\n";
       return 0;
     }
-    const std::unique_ptr<Launcher> launcher = make_local_launcher();
     if (command == "run") {
-      const Parsed parsed = parse(rest, {"--config", "--dir", "--context", "--seed", "--slots",
-                                         "--snapshot-every", "--pause-seconds"});
+      const Parsed parsed = parse(rest, with_launch_options({"--config", "--dir", "--context", "--seed", "--slots",
+                                                             "--snapshot-every", "--pause-seconds"}));
       if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
       if (!parsed.values.contains("--config")) throw UsageError("--config FILE is required");
       if (!parsed.values.contains("--dir")) throw UsageError("--dir DIR is required");
-      const RunnerOptions options = runner_options(parsed, err_is_terminal);
+      RunnerOptions options = runner_options(parsed, err_is_terminal);
+      options.launch = launch_settings(parsed, LaunchSettings{});
+      const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);
       std::optional<std::uint32_t> seed;
       if (parsed.values.contains("--seed")) {
         seed = static_cast<std::uint32_t>(parse_count("--seed", parsed.values.at("--seed"), 0, 4294967295U));
@@ -161,9 +237,11 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
                                         *launcher, out, err));
     }
     if (command == "resume") {
-      const Parsed parsed = parse(rest, {"--slots", "--snapshot-every", "--pause-seconds"});
+      const Parsed parsed = parse(rest, with_launch_options({"--slots", "--snapshot-every", "--pause-seconds"}));
       if (parsed.positional.size() != 1) throw UsageError("resume takes one experiment directory");
-      const RunnerOptions options = runner_options(parsed, err_is_terminal);
+      RunnerOptions options = runner_options(parsed, err_is_terminal);
+      options.launch = launch_settings(parsed, saved_launch_settings(parsed.positional.front()));
+      const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);
       return exit_code(resume_experiment(parsed.positional.front(), options, *launcher, out, err));
     }
     throw UsageError("unknown command '" + command + "' (commands: run, resume, help)");

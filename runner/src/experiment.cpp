@@ -135,10 +135,12 @@ class Experiment final : private SupervisorListener {
       : directory_(directory), lock_(directory), config_(std::move(config)), settings_(std::move(settings)),
         options_(options), launcher_(launcher),
         searcher_(make_searcher(config_.searcher, config_.hyperparameters, settings_.seed)),
-        storage_(directory / "checkpoints"),
+        storage_((options.launch.shared_dir.empty() ? directory : fs::absolute(options.launch.shared_dir)) / "checkpoints"),
         metrics_(config_.searcher.metric, config_.searcher.smaller_is_better),
-        channel_(directory / "channel.sock"),
-        supervisor_(launcher, options.slots, *this, &channel_),
+        channel_(options.launch.channel_address.empty()
+                     ? std::make_unique<TrialChannel>(directory / "channel.sock")
+                     : std::make_unique<TrialChannel>(parse_tcp_endpoint(options.launch.channel_address))),
+        supervisor_(launcher, options.slots, *this, channel_.get()),
         report_(config_, directory, settings_.seed, options.terminal, out, err,
                 [this](std::uint32_t i) { return supervisor_.is_running(i); }) {
     if (!config_.entrypoint) {
@@ -191,9 +193,6 @@ class Experiment final : private SupervisorListener {
   // Resuming: what the old run left is killed; then snapshot, then the journal's tail, each
   // answer checked.
   void recover() {
-    if (const std::size_t killed = launcher_.kill_leftovers(marker()); killed > 0) {
-      report_.log("killed " + std::to_string(killed) + " trial processes left over from the previous run");
-    }
     const fs::path snapshot_path = directory_ / "snapshot.json";
     if (fs::exists(snapshot_path)) {
       std::ifstream in(snapshot_path);
@@ -231,10 +230,34 @@ class Experiment final : private SupervisorListener {
     for (std::uint32_t i = 0; i < trials_.size(); ++i) {
       if (!trials_[i].created) feed(TrialCreated{trials_[i].id});
     }
+    // Jobs that outlived the old runner are taken back; what else it left is killed.
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) reattach(i);
+    if (const std::size_t killed = launcher_.kill_leftovers(marker()); killed > 0) {
+      report_.log("killed " + std::to_string(killed) + " trial processes left over from the previous run");
+    }
     // Processes died with the old runner: trials with work are relaunched from their latest
-    // checkpoint, and those that were closing are closed.
+    // checkpoint, and those that were closing are closed; reattached ones get their commands.
     for (std::uint32_t i = 0; i < trials_.size(); ++i) reconcile(i);
   }
+
+  // A trial whose launch may have outlived the old runner (a Slurm job): reattached if it is
+  // still queued or running, or read from its final state if it ended meanwhile.
+  void reattach(std::uint32_t i) {
+    TrialRecord& t = trials_[i];
+    if (t.job.empty()) return;
+    std::unique_ptr<TrialProcess> process = launcher_.reattach(t.job);
+    if (!process) {
+      report_.log(name(i) + ": its job " + t.job + " is no longer known to the launcher; it is launched again if it has work");
+      append_runner_record("job_ended", {{"request_id", t.id.to_string()}, {"job", t.job}});
+      t.job.clear();
+      t.job_token.clear();
+      return;
+    }
+    report_.log(name(i) + ": reattached to " + process->describe());
+    supervisor_.adopt(i, std::move(process), t.job_token);
+  }
+
+  std::string channel_address() const { return channel_->address(); }
 
   RunOutcome run() {
     const SignalPipe signals;
@@ -380,6 +403,13 @@ class Experiment final : private SupervisorListener {
       forget_checkpoint(index_of(parse_id(c.at("request_id"))), c.at("storage_id").get<std::string>());
       return;
     }
+    if (record.runner_kind == "job" || record.runner_kind == "job_ended") {
+      TrialRecord& t = trials_[index_of(parse_id(record.runner_body.at("request_id")))];
+      if (record.runner_kind == "job") ++t.launches;  // launches are journaled only as jobs
+      t.job = record.runner_kind == "job" ? record.runner_body.at("job").get<std::string>() : "";
+      t.job_token = record.runner_kind == "job" ? record.runner_body.at("token").get<std::string>() : "";
+      return;
+    }
     if (record.runner_kind == "restart") {
       ++trials_[index_of(parse_id(record.runner_body.at("request_id")))].restarts;
       return;
@@ -437,9 +467,15 @@ class Experiment final : private SupervisorListener {
     if (interrupted_) return;
     supervisor_.launch_waiting(
         [this](std::uint32_t i) { return prepare_launch(i); },
-        [this](std::uint32_t i, long pid) {
-          const TrialRecord& t = trials_[i];
-          report_.log(name(i) + " started (pid " + std::to_string(pid) + ", " +
+        [this](std::uint32_t i, long) {
+          TrialRecord& t = trials_[i];
+          const TrialProcess& process = supervisor_.process(i);
+          if (!process.handle().empty()) {  // it may outlive us: journaled, so resume reattaches
+            t.job = process.handle();
+            t.job_token = supervisor_.token(i);
+            append_runner_record("job", {{"request_id", t.id.to_string()}, {"job", t.job}, {"token", t.job_token}});
+          }
+          report_.log(name(i) + " started (" + process.describe() + ", " +
                       (config_.searcher.trial_decides_length ? "train until its script ends"
                                                              : "train to " + std::to_string(*t.target)) +
                       (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length) : "") + ")");
@@ -461,6 +497,8 @@ class Experiment final : private SupervisorListener {
     spec.command = command_;
     spec.working_directory = settings_.context;
     spec.log = dir / "output.log";
+    spec.slots = slots_per_trial_;
+    spec.marker = marker();
     spec.environment = {
         {"HPSEARCH_REQUEST_ID", t.id.to_string()},
         {"HPSEARCH_TRIAL_ID", std::to_string(i + 1)},
@@ -725,10 +763,33 @@ class Experiment final : private SupervisorListener {
     supervisor_.terminate(i, true);
   }
 
+  void on_refused(const std::string& who) override {
+    report_.log("refused a connection from " + who +
+                ": its first line was not a hello with the token of a running trial");
+  }
+
   void on_exited(std::uint32_t i, const ExitStatus& status) override {
     metrics_.release(i);
     TrialRecord& t = trials_[i];
     const LaunchState& l = launches_[i];
+    if (!t.job.empty()) {
+      append_runner_record("job_ended", {{"request_id", t.id.to_string()}, {"job", t.job}});
+      t.job.clear();
+      t.job_token.clear();
+    }
+    if (status.cause == EndCause::kPreempted) {
+      report_.log(name(i) + ": " + status.describe() + "; it is launched again from its latest checkpoint "
+                  "(a preemption does not count against max_restarts)");
+      reconcile(i);
+      return;
+    }
+    if (status.cause == EndCause::kCancelled && t.target && !(interrupted_ && l.pause_sent)) {
+      report_.log(name(i) + ": " + status.describe() + "; it is reported to the searcher as errored, not restarted");
+      t.last_failure = {{"status", status.describe()}, {"output_tail", nlohmann::json::array()}};
+      feed(TrialExitedEarly{t.id, ExitedReason::kErrored});
+      if (!t.closed) feed(TrialClosed{t.id});
+      return;
+    }
     if (l.invalid_reported) {
       feed(TrialClosed{t.id});
       return;
@@ -849,7 +910,7 @@ class Experiment final : private SupervisorListener {
   JournaledSearcher searcher_;
   fs::path storage_;  // checkpoint storage: one directory per storage id
   TrialMetrics metrics_;
-  TrialChannel channel_;
+  std::unique_ptr<TrialChannel> channel_;
   Supervisor supervisor_;
   Report report_;
   std::string command_;
@@ -871,7 +932,54 @@ class Experiment final : private SupervisorListener {
   std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
 };
 
+// Writes the launch settings into run.json, the channel's address with the port it bound.
+void save_launch_settings(const fs::path& directory, const LaunchSettings& launch, const std::string& channel) {
+  std::string channel_address;
+  if (channel.starts_with("tcp:")) {
+    const std::string host_port = channel.substr(4);
+    const std::string host = host_port.substr(0, host_port.rfind(':'));
+    channel_address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + host_port.substr(host_port.rfind(':'));
+  }
+  const fs::path run_path = directory / "run.json";
+  std::ifstream in(run_path);
+  nlohmann::json run = nlohmann::json::parse(in);
+  run["launch"] = {{"launcher", launch.launcher},
+                   {"partition", launch.slurm.partition},
+                   {"account", launch.slurm.account},
+                   {"time", launch.slurm.time},
+                   {"sbatch_args", launch.slurm.sbatch_args},
+                   {"channel_address", channel_address},
+                   {"shared_dir", launch.shared_dir.empty() ? "" : fs::absolute(launch.shared_dir).string()}};
+  write_file_atomically(run_path, run.dump(2) + '\n');
+}
+
 }  // namespace
+
+LaunchSettings saved_launch_settings(const fs::path& directory) {
+  std::ifstream in(directory / "run.json");
+  if (!in) throw RunnerSetupError("'" + directory.string() + "' is not an experiment directory (no run.json)");
+  LaunchSettings settings;
+  try {
+    const nlohmann::json run = nlohmann::json::parse(in);
+    if (!run.contains("launch")) return settings;  // from before launchers were saved: local
+    const nlohmann::json& l = run.at("launch");
+    settings.launcher = l.at("launcher").get<std::string>();
+    settings.slurm.partition = l.at("partition").get<std::string>();
+    settings.slurm.account = l.at("account").get<std::string>();
+    settings.slurm.time = l.at("time").get<std::string>();
+    settings.slurm.sbatch_args = l.at("sbatch_args").get<std::vector<std::string>>();
+    settings.channel_address = l.at("channel_address").get<std::string>();
+    settings.shared_dir = l.at("shared_dir").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw RunnerSetupError((directory / "run.json").string() + " is damaged: " + e.what());
+  }
+  return settings;
+}
+
+std::unique_ptr<Launcher> make_launcher(const LaunchSettings& settings) {
+  if (settings.launcher == "slurm") return make_slurm_launcher(settings.slurm);
+  return make_local_launcher();
+}
 
 RunOutcome start_experiment(const fs::path& config_path, const fs::path& directory,
                         const fs::path& context, std::optional<std::uint32_t> seed,
@@ -893,6 +1001,7 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
                                        {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
                                 .dump(2) + '\n');
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
+  save_launch_settings(directory, options.launch, experiment.channel_address());
   experiment.begin();
   return experiment.run();
 }
@@ -913,6 +1022,7 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
   RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
                        run.at("key").get<std::string>()};
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
+  save_launch_settings(directory, options.launch, experiment.channel_address());
   experiment.recover();
   return experiment.run();
 }

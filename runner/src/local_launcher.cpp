@@ -266,13 +266,6 @@ class Shepherd {
 
 // ---- the runner's side ----------------------------------------------------------------------
 
-ExitStatus decode(int raw) {
-  ExitStatus status;
-  if (WIFEXITED(raw)) status.code = WEXITSTATUS(raw);
-  if (WIFSIGNALED(raw)) status.signal = WTERMSIG(raw);
-  return status;
-}
-
 class LocalProcess final : public TrialProcess {
  public:
   LocalProcess(pid_t shepherd, pid_t trial, Fd command, Fd report, Fd control, Fd status)
@@ -321,7 +314,7 @@ class LocalProcess final : public TrialProcess {
     StatusRecord record;
     // The shepherd writes the trial's status before it exits; without one it was killed
     // itself, and its own status is all there is.
-    status_ = read_record(status_pipe_.get(), record) && record.kind == 'S' ? decode(record.value) : decode(raw);
+    status_ = read_record(status_pipe_.get(), record) && record.kind == 'S' ? exit_status_from_wait(record.value) : exit_status_from_wait(raw);
     command_.reset();
     control_.reset();
     return status_;
@@ -434,7 +427,15 @@ class LocalLauncher final : public Launcher {
 
 }  // namespace
 
+ExitStatus exit_status_from_wait(int raw) {
+  ExitStatus status;
+  if (WIFEXITED(raw)) status.code = WEXITSTATUS(raw);
+  if (WIFSIGNALED(raw)) status.signal = WTERMSIG(raw);
+  return status;
+}
+
 std::string ExitStatus::describe() const {
+  if (cause != EndCause::kExited) return detail;
   if (signal != 0) {
     std::string text = "killed by signal " + std::to_string(signal);
     if (const char* name = ::sigabbrev_np(signal)) {

@@ -97,6 +97,7 @@ nlohmann::json Report::experiment_json(const char* state, const std::deque<Trial
     t.erase("target");
     t.erase("close_requested");
     t.erase("created");
+    if (t.contains("job")) t["job"].erase("token");  // the channel's secret stays in the journal
     list.push_back(std::move(t));
   }
   nlohmann::json j{{"state", state},

@@ -63,6 +63,13 @@ void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(st
   }
 }
 
+void Supervisor::adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> process, const std::string& token) {
+  if (live_.contains(trial)) return;
+  if (!token.empty()) tokens_[token] = trial;
+  live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}});
+  live_order_.push_back(trial);
+}
+
 bool Supervisor::send(std::uint32_t trial, const std::string& line) {
   const auto it = live_.find(trial);
   if (it == live_.end()) return false;
@@ -166,6 +173,7 @@ void Supervisor::read_pending() {
       const std::string refusal = "{\"error\":\"the first line must be {\\\"type\\\":\\\"hello\\\",\\\"token\\\":T} "
                                   "with the token of a running trial (HPSEARCH_TRIAL_TOKEN)\"}\n";
       (void)!::send(moved.fd, refusal.data(), refusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      listener_.on_refused(peer_name(moved.fd));
       ::close(moved.fd);
       continue;
     }

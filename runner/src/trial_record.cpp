@@ -25,7 +25,7 @@ nlohmann::json to_json(const TrialRecord& t) {
   for (const Validation& v : t.validations) {
     validations.push_back({{"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics}});
   }
-  return {{"request_id", t.id.to_string()},
+  nlohmann::json j{{"request_id", t.id.to_string()},
           {"trial_seed", t.trial_seed},
           {"hparams", t.hparams},
           {"created", t.created},
@@ -39,6 +39,8 @@ nlohmann::json to_json(const TrialRecord& t) {
           {"launches", t.launches},
           {"validations", std::move(validations)},
           {"last_failure", t.last_failure}};
+  if (!t.job.empty()) j["job"] = {{"id", t.job}, {"token", t.job_token}};
+  return j;
 }
 
 TrialRecord trial_record_from_json(const nlohmann::json& j) {
@@ -64,6 +66,10 @@ TrialRecord trial_record_from_json(const nlohmann::json& j) {
                              metric_from_json(v.at("metric")).value_or(std::nan("")), v.at("metrics")});
   }
   t.last_failure = j.value("last_failure", nlohmann::json());
+  if (j.contains("job")) {
+    t.job = j.at("job").at("id").get<std::string>();
+    t.job_token = j.at("job").at("token").get<std::string>();
+  }
   return t;
 }
 

@@ -41,6 +41,10 @@ struct TrialRecord {
   /// Every checkpoint in checkpoint storage not yet deleted, oldest first.
   std::vector<Checkpoint> stored;
   std::uint64_t launches = 0;  ///< how many times a process was started for it
+  /// The launch that may outlive the runner (a Slurm job id) and its channel token, while it
+  /// runs: what a resumed runner reattaches to.
+  std::string job;
+  std::string job_token;
   std::vector<Validation> validations;
   /// The last failure of a launch: its status and its last lines of output.
   nlohmann::json last_failure;

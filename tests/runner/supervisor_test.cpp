@@ -2,11 +2,14 @@
 // lines in order, exits delivered after the reports, launch failures and skipped launches.
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -98,7 +101,9 @@ struct Recorder final : SupervisorListener {
   void on_exited(std::uint32_t trial, const ExitStatus& status) override {
     events.push_back("exited " + std::to_string(trial) + " " + status.describe());
   }
+  void on_refused(const std::string& who) override { refused.push_back(who); }
   std::vector<std::string> events;
+  std::vector<std::string> refused;
 };
 
 void write(FakeState& state, const std::string& text) {
@@ -107,7 +112,8 @@ void write(FakeState& state, const std::string& text) {
 
 void end(FakeState& state, int code) {
   ::close(state.write_fd);
-  state.exit = ExitStatus{code, 0};
+  state.exit = ExitStatus{};
+  state.exit->code = code;
 }
 
 struct Fixture {
@@ -290,4 +296,65 @@ TEST_CASE("supervisor: trials connect with their own token; others are refused")
   }
   CHECK(!std::filesystem::exists(dir / "channel.sock"));
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Connects to "tcp:HOST:PORT" and sends `text`.
+int connect_tcp_and_send(const std::string& address, const std::string& text) {
+  REQUIRE(address.rfind("tcp:127.0.0.1:", 0) == 0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in where{};
+  where.sin_family = AF_INET;
+  where.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
+  where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0);
+  REQUIRE(::send(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("trial channel: HOST[:PORT] is parsed, or refused with the reason") {
+  CHECK(parse_tcp_endpoint("node1").host == "node1");
+  CHECK(parse_tcp_endpoint("node1").port == 0);
+  CHECK(parse_tcp_endpoint("10.0.0.5:5555").host == "10.0.0.5");
+  CHECK(parse_tcp_endpoint("10.0.0.5:5555").port == 5555);
+  CHECK(parse_tcp_endpoint("[fe80::1]:80").host == "fe80::1");
+  CHECK(parse_tcp_endpoint("[fe80::1]:80").port == 80);
+  CHECK(parse_tcp_endpoint("fe80::1").host == "fe80::1");
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:http"), doctest::Contains("the port must be a number"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:70000"), doctest::Contains("0 to 65535"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:"), doctest::Contains("got ''"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint(":80"), doctest::Contains("no host"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("[::1"), doctest::Contains("no closing"), std::invalid_argument);
+}
+
+TEST_CASE("supervisor: over TCP, a trial reports with its token; a forged hello is refused and told") {
+  const TrialChannel channel(TcpEndpoint{"127.0.0.1", 0});
+  REQUIRE(channel.address().rfind("tcp:127.0.0.1:", 0) == 0);
+  CHECK(channel.address() != "tcp:127.0.0.1:0");  // the port bound, not the one asked for
+  Fixture f(2, &channel);
+  f.supervisor.enqueue(0);
+  f.launch();
+  const std::string token = f.launcher.environments.at(f.started.at(0)).at("HPSEARCH_TRIAL_TOKEN");
+  // A process of an earlier run, taken back with the token its launch was given.
+  auto adopted = std::make_unique<FakeProcess>(f.launcher.states[77], 77);
+  f.supervisor.adopt(1, std::move(adopted), "feedfacefeedfacefeedfacefeedface");
+  CHECK(f.supervisor.is_running(1));
+
+  const int trial = connect_tcp_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" + token + "\"}\nmine\n");
+  const int old = connect_tcp_and_send(channel.address(),
+                                       "{\"type\":\"hello\",\"token\":\"feedfacefeedfacefeedfacefeedface\"}\nback\n");
+  // A forger knows the protocol but not a token; it claims to be trial 0.
+  const int forger = connect_tcp_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
+                                          std::string(32, '0') + "\"}\n{\"type\":\"validation\",\"length\":1}\n");
+  for (int k = 0; k < 5; ++k) f.step();
+  std::vector<std::string> events = f.recorder.events;
+  std::sort(events.begin(), events.end());
+  CHECK(events == std::vector<std::string>{"report 0 mine", "report 1 back"});
+  CHECK(receive(forger).find("\"error\"") != std::string::npos);
+  REQUIRE(f.recorder.refused.size() == 1);
+  CHECK(f.recorder.refused[0].rfind("127.0.0.1:", 0) == 0);
+  for (const int fd : {trial, old, forger, f.launcher.states[77].write_fd}) ::close(fd);
 }

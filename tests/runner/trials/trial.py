@@ -9,7 +9,10 @@ The `mode` hyperparameter picks a misbehaviour:
   wrong_length      report a validation at a length it was not asked for
   quit_early        end (exit 0) without completing its first operation
   background_child  leave a process behind in a session of its own (it must not outlive the trial)
-`sleep` (seconds per unit, default 0) slows it down for the kill tests."""
+`sleep` (seconds per unit, default 0) slows it down for the kill tests; `checkpoint_each` (true)
+stores a checkpoint after every unit, not only at validations, and prints the length it starts
+from ("starting at N"), so a test can see which checkpoint a launch resumed from (otherwise it
+prints nothing: tests check that its log is empty)."""
 import json
 import subprocess
 import sys
@@ -39,6 +42,8 @@ with det.core.init() as ctx:
         # checkpoints the save policy deleted: the metric depends on x and length alone, so
         # training again from scratch reports the same values.
         pass
+    if hparams.get("checkpoint_each"):
+        print(f"starting at {trained}", flush=True)
     for op in ctx.searcher.operations():
         if mode == "always_crash":
             print("about to fail")
@@ -55,6 +60,9 @@ with det.core.init() as ctx:
                 import os
                 os._exit(3)
             op.report_progress(trained)
+            if hparams.get("checkpoint_each") and trained < op.length:
+                with ctx.checkpoint.store_path({"steps_completed": trained}) as (path, storage_id):
+                    (path / "state.json").write_text(json.dumps({"trained": trained}))
         with ctx.checkpoint.store_path({"steps_completed": trained}) as (path, storage_id):
             (path / "state.json").write_text(json.dumps({"trained": trained}))
         loss = (x - 0.3) ** 2 + 1.0 / trained

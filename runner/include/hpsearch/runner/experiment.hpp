@@ -6,12 +6,33 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
 #include "hpsearch/runner/launcher.hpp"
+#include "hpsearch/runner/slurm_launcher.hpp"
 
 namespace hpsearch {
+
+/// Where trials run and how they reach the runner; kept in DIR/run.json, so that resume runs
+/// the experiment's trials the same way (its own options override).
+struct LaunchSettings {
+  std::string launcher = "local";  ///< "local" or "slurm"
+  SlurmOptions slurm;
+  /// HOST[:PORT] of a TCP trial channel; empty: a Unix socket in the experiment directory.
+  /// Once listening, the port bound is kept, so that a resumed runner listens where its jobs
+  /// look for it.
+  std::string channel_address;
+  std::filesystem::path shared_dir;  ///< checkpoints go to SHARED_DIR/checkpoints; empty: DIR
+};
+
+/// The settings saved in an experiment directory's run.json (the defaults if it has none).
+/// Throws RunnerSetupError if it is not an experiment directory.
+[[nodiscard]] LaunchSettings saved_launch_settings(const std::filesystem::path& directory);
+
+/// The launcher the settings name (a Slurm one checks its options with sbatch first).
+[[nodiscard]] std::unique_ptr<Launcher> make_launcher(const LaunchSettings& settings);
 
 struct RunnerOptions {
   std::uint64_t slots = 1;               ///< trials running at once
@@ -20,6 +41,7 @@ struct RunnerOptions {
   std::uint64_t snapshot_every = 64;
   double pause_seconds = 30;             ///< how long trials get to pause after SIGINT/SIGTERM
   bool terminal = false;                 ///< stderr is a terminal: one live status line
+  LaunchSettings launch;                 ///< must name the launcher the run is given
 };
 
 /// How a run ended.

@@ -6,6 +6,7 @@
 /// once it has.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -19,15 +20,33 @@ struct LaunchSpec {
   std::filesystem::path working_directory;
   std::map<std::string, std::string> environment;  ///< added to (and overriding) the runner's
   std::filesystem::path log;                   ///< stdout and stderr are appended here
+  std::uint64_t slots = 1;                     ///< CPUs the trial needs (a cluster launcher reserves them)
+  std::string marker;                          ///< "NAME=VALUE" naming the experiment (for kill_leftovers)
+};
+
+/// Why a trial's process ended, beyond its exit status: a cluster scheduler can end a job for
+/// reasons that are not the trial's.
+enum class EndCause {
+  kExited,     ///< it exited (or was killed by the runner): `code`/`signal` say how
+  kPreempted,  ///< the scheduler took it back (preempted, requeued): not the trial's fault
+  kCancelled,  ///< cancelled from outside the runner (e.g. scancel by a person)
+  kTimeout,    ///< it reached its time limit
+  kLost,       ///< its node failed, or the scheduler no longer knows the job
 };
 
 /// How a process ended.
 struct ExitStatus {
   int code = 0;       ///< exit code, if it exited
   int signal = 0;     ///< the signal that killed it, else 0
-  [[nodiscard]] bool success() const { return signal == 0 && code == 0; }
-  [[nodiscard]] std::string describe() const;  ///< "exit code 1", "killed by signal 9 (SIGKILL)"
+  EndCause cause = EndCause::kExited;
+  std::string detail;  ///< the scheduler's words for a cause other than kExited ("Slurm job 7 TIMEOUT")
+  [[nodiscard]] bool success() const { return cause == EndCause::kExited && signal == 0 && code == 0; }
+  /// "exit code 1", "killed by signal 9 (SIGKILL)", or the detail.
+  [[nodiscard]] std::string describe() const;
 };
+
+/// The ExitStatus a wait status (waitpid's, or Slurm's exit_code) stands for.
+[[nodiscard]] ExitStatus exit_status_from_wait(int raw);
 
 /// One running trial: its main process and everything that process started.
 class TrialProcess {
@@ -47,6 +66,11 @@ class TrialProcess {
   virtual void terminate(bool force) = 0;
   /// The main process's id.
   [[nodiscard]] virtual long pid() const = 0;
+  /// What it is, for the log: "pid 123", "Slurm job 45".
+  [[nodiscard]] virtual std::string describe() const { return "pid " + std::to_string(pid()); }
+  /// A name that outlives the runner (a cluster job id), journaled so that a resumed runner
+  /// can reattach; empty for a process that dies with the runner.
+  [[nodiscard]] virtual std::string handle() const { return {}; }
 };
 
 class Launcher {
@@ -57,6 +81,14 @@ class Launcher {
   /// Kills whatever an earlier run left of trials whose environment held `marker`
   /// ("NAME=VALUE"); returns how many processes it killed.
   virtual std::size_t kill_leftovers(const std::string& marker) = 0;
+  /// Takes back a trial an earlier run launched (by its handle()) if it is still queued or
+  /// running, or ended while nobody watched (poll_exit then gives its final state); null if
+  /// the launcher cannot (local processes die with their runner) or the job is unknown.
+  /// kill_leftovers spares what was reattached. Throws std::runtime_error if it cannot tell.
+  virtual std::unique_ptr<TrialProcess> reattach(const std::string& handle) {
+    (void)handle;
+    return nullptr;
+  }
 };
 
 /// Processes on this machine. Each trial runs under a small shepherd process that is a child

@@ -30,6 +30,8 @@ class SupervisorListener {
   virtual void on_oversized_report(std::uint32_t trial, const std::string& head) = 0;
   /// The trial has ended and all its reports were delivered; it no longer runs.
   virtual void on_exited(std::uint32_t trial, const ExitStatus& status) = 0;
+  /// A connection was refused (no hello with the token of a running trial): `who` is its peer.
+  virtual void on_refused(const std::string& who) { (void)who; }
 };
 
 /// Not thread-safe; one per experiment.
@@ -59,6 +61,13 @@ class Supervisor {
   void launch_waiting(const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,
                       const std::function<void(std::uint32_t, long)>& started,
                       const std::function<void(std::uint32_t, const std::string&)>& failed);
+
+  /// Takes a trial process started by an earlier run (Launcher::reattach) as running, with the
+  /// token that launch was given (its connections, new or renewed, say it).
+  void adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> process, const std::string& token);
+  /// A running trial's process and its launch's token.
+  [[nodiscard]] const TrialProcess& process(std::uint32_t trial) const { return *live_.at(trial).process; }
+  [[nodiscard]] const std::string& token(std::uint32_t trial) const { return live_.at(trial).token; }
 
   /// Writes a command line to a running trial: on its descriptor 3 and on each of its
   /// connections; a connection made later gets every command of the launch first, so no
