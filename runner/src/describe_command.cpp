@@ -56,12 +56,12 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
   return j;
 }
 
-namespace {
-
 std::string text_of(const nlohmann::json& value) {
   if (value.is_null()) return "-";
   return value.is_string() ? value.get<std::string>() : json_line(value);
 }
+
+namespace {
 
 void print_human(const nlohmann::json& j, std::ostream& out) {
   out << "experiment " << j["id"] << (j["name"].is_string() ? " (" + j["name"].get<std::string>() + ")" : "") << ": "

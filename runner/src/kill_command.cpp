@@ -4,19 +4,16 @@
 #include <fstream>
 #include <ostream>
 
-#include "cli_args.hpp"
-#include "hpsearch/config/command_line.hpp"
 #include "store.hpp"
 #include "store_commands.hpp"
 
 namespace hpsearch::store {
 
 int kill_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
-  const runner_cli::Parsed parsed = runner_cli::parse(args, {"--timeout"});
-  if (parsed.positional.size() != 1) throw UsageError("kill takes one experiment id");
-  const double timeout = parsed.values.contains("--timeout") ? parse_nonnegative("--timeout", parsed.values.at("--timeout")) : 120;
+  const StopRequest request = parse_stop_request(args, "kill");
+  const std::uint64_t id = request.id;
+  const double timeout = request.timeout;
   const Store store(default_root());
-  const std::uint64_t id = parse_experiment_id(parsed.positional.front());
   const Status before = store.status(id);
   if (before.state == "COMPLETED" || before.state == "ERROR" || before.state == "CANCELED") {
     out << "experiment " << id << " has already ended: " << before.state << '\n';

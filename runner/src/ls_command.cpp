@@ -5,7 +5,6 @@
 
 #include "cli_args.hpp"
 #include "hpsearch/config/command_line.hpp"
-#include "hpsearch/searcher/json_lines.hpp"
 #include "store.hpp"
 #include "store_commands.hpp"
 
@@ -40,10 +39,9 @@ int ls_command(const std::vector<std::string>& args, std::ostream& out, std::ost
   for (const nlohmann::json& j : all) {
     std::ostringstream progress;
     progress << std::fixed << std::setprecision(1) << 100 * j["progress"].get<double>() << '%';
-    const auto text = [](const nlohmann::json& v) { return v.is_null() ? std::string("-") : v.is_string() ? v.get<std::string>() : json_line(v); };
     out << std::left << std::setw(4) << j["id"].dump() << "  " << std::setw(17) << j["state"].get<std::string>() << "  "
         << std::setw(6) << j["trials"].dump() << "  " << std::setw(8) << progress.str() << "  " << std::setw(12)
-        << text(j["best_metric"]) << "  " << std::setw(20) << text(j["started"]) << "  " << text(j["name"]) << std::right
+        << text_of(j["best_metric"]) << "  " << std::setw(20) << text_of(j["started"]) << "  " << text_of(j["name"]) << std::right
         << '\n';
   }
   return 0;

@@ -10,12 +10,18 @@
 
 namespace hpsearch::store {
 
-int pause_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
+StopRequest parse_stop_request(const std::vector<std::string>& args, const std::string& command) {
   const runner_cli::Parsed parsed = runner_cli::parse(args, {"--timeout"});
-  if (parsed.positional.size() != 1) throw UsageError("pause takes one experiment id");
-  const double timeout = parsed.values.contains("--timeout") ? parse_nonnegative("--timeout", parsed.values.at("--timeout")) : 120;
+  if (parsed.positional.size() != 1) throw UsageError(command + " takes one experiment id");
+  return {parse_experiment_id(parsed.positional.front()),
+          parsed.values.contains("--timeout") ? parse_nonnegative("--timeout", parsed.values.at("--timeout")) : 120.0};
+}
+
+int pause_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
+  const StopRequest request = parse_stop_request(args, "pause");
+  const std::uint64_t id = request.id;
+  const double timeout = request.timeout;
   const Store store(default_root());
-  const std::uint64_t id = parse_experiment_id(parsed.positional.front());
   if (!store.signal_runner(id, SIGTERM)) {
     const Status status = store.status(id);
     if (status.state == "PAUSED") {

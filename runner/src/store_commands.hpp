@@ -26,4 +26,15 @@ int delete_command(const std::vector<std::string>& args, std::ostream& out, std:
 /// with its global `trial_id`.
 [[nodiscard]] nlohmann::json describe_json(const Store& store, std::uint64_t id);
 
+/// `pause` and `kill`'s arguments: ID [--timeout S] (how long to wait for the runner to exit;
+/// default 120 s).
+struct StopRequest {
+  std::uint64_t id = 0;
+  double timeout = 120;
+};
+[[nodiscard]] StopRequest parse_stop_request(const std::vector<std::string>& args, const std::string& command);
+
+/// A value in a table: strings as they are, null as "-", anything else as JSON.
+[[nodiscard]] std::string text_of(const nlohmann::json& value);
+
 }  // namespace hpsearch::store

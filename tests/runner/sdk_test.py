@@ -306,6 +306,7 @@ def errors():
     raises(client.NotFoundException, "checkpoint 0123-abc not found", lambda: client.get_checkpoint("0123-abc"))
     raises(client.NotFoundException, "model 'nope' not found", lambda: client.get_model("nope"))
     raises(client.APIException, "model directory", lambda: client.create_experiment(config(), str(home / "missing")))
+    raises(ValueError, "needs model_dir", lambda: client.create_experiment(config()))
     exp = client.create_experiment(config(xs=(3,)), str(model_dir))
     wait(exp, "COMPLETED")
     message = cli("describe", "9", expect=2).stderr

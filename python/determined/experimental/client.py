@@ -715,6 +715,9 @@ class Determined:
                           includes: Optional[Iterable[Union[str, pathlib.Path]]] = None) -> ExperimentReference:
         """Stores the config and a snapshot of ``model_dir`` (``.detignore`` honoured) and starts
         the experiment in the background; a bad config raises with its file:line:col."""
+        if isinstance(config, dict) and model_dir is None:
+            raise ValueError("create_experiment(): a config given as a dict needs model_dir (the default is the "
+                             "config file's directory)")
         with tempfile.TemporaryDirectory() as tmp:
             if isinstance(config, dict):
                 path = pathlib.Path(tmp) / "config.yaml"
