@@ -9,6 +9,17 @@
 #include "store_commands.hpp"
 
 namespace hpsearch::store {
+namespace {
+
+// Six significant digits: the full value is in `describe`.
+std::string best(const nlohmann::json& metric) {
+  if (!metric.is_number()) return text_of(metric);
+  std::ostringstream text;
+  text << std::setprecision(6) << metric.get<double>();
+  return text.str();
+}
+
+}  // namespace
 
 int ls_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
   const runner_cli::Parsed parsed = runner_cli::parse(args, {}, {"--json"});
@@ -41,7 +52,7 @@ int ls_command(const std::vector<std::string>& args, std::ostream& out, std::ost
     progress << std::fixed << std::setprecision(1) << 100 * j["progress"].get<double>() << '%';
     out << std::left << std::setw(4) << j["id"].dump() << "  " << std::setw(17) << j["state"].get<std::string>() << "  "
         << std::setw(6) << j["trials"].dump() << "  " << std::setw(8) << progress.str() << "  " << std::setw(12)
-        << text_of(j["best_metric"]) << "  " << std::setw(20) << text_of(j["started"]) << "  " << text_of(j["name"]) << std::right
+        << best(j["best_metric"]) << "  " << std::setw(20) << text_of(j["started"]) << "  " << text_of(j["name"]) << std::right
         << '\n';
   }
   return 0;

@@ -131,6 +131,7 @@ def lifecycle():
         check(lines[0].startswith(f"trial {t.id} of experiment {exp.id} starts at step 0"), lines)
         check(list(t.logs(tail=1)) == [f"trial {t.id} done\n"], list(t.logs(tail=1)))
         check(list(t.logs(head=1)) == lines[:1], "logs(head=1)")
+        raises(ValueError, "mutually exclusive", lambda: t.logs(follow=True, tail=1))
         check(list(t.logs(follow=True)) == lines, "logs(follow=True) on an ended experiment gives every line")
         training = list(t.get_metrics("training"))
         check([m.steps_completed for m in training] == [1, 2, 3, 4], training)

@@ -392,7 +392,7 @@ class TrialReference:
              stdtypes: Optional[List[str]] = None, min_level: Any = None) -> Iterable[str]:
         """The trial's output (stdout and stderr, every launch), line by line. ``follow`` keeps
         reading until the experiment's runner has stopped."""
-        if sum(x is not None and x is not False for x in (follow or None, head, tail)) > 1:
+        if sum([bool(follow), head is not None, tail is not None]) > 1:
             raise ValueError("logs(): follow, head and tail are mutually exclusive")
         return self._logs(follow, head, tail, rank_ids)
 
