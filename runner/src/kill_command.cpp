@@ -30,7 +30,7 @@ int kill_command(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   // Paused, or its runner died: nothing records the end but this (CANCELED: it is marked).
   if (const Status after = store.status(id); !after.record.contains("ended") || after.record.value("state", "") == "PAUSED") {
-    store.record_end(id, -1);
+    (void)store.record_end(id, -1);
   }
   out << "experiment " << id << " is " << store.status(id).state << '\n';
   return 0;

@@ -212,7 +212,7 @@ void Store::write_state(std::uint64_t id, const nlohmann::json& record) const {
   write_file_atomically(directory(id) / "state.json", record.dump(2) + '\n');
 }
 
-void Store::record_end(std::uint64_t id, int exit_code) const {
+std::string Store::record_end(std::uint64_t id, int exit_code) const {
   const fs::path dir = directory(id);
   nlohmann::json record = status(id).record;
   const bool killed = fs::exists(dir / "kill_requested");
@@ -220,6 +220,7 @@ void Store::record_end(std::uint64_t id, int exit_code) const {
   record["exit_code"] = exit_code;
   record["ended"] = utc_now();
   write_state(id, record);
+  return record["state"].get<std::string>();
 }
 
 std::uint64_t Store::trial_id(std::uint64_t experiment, const std::string& request_id, std::uint32_t index) {

@@ -76,8 +76,9 @@ class Store {
 
   /// Records the experiment's state.json (atomically).
   void write_state(std::uint64_t id, const nlohmann::json& record) const;
-  /// The final state of a run that exited with `exit_code` (kill_requested makes it CANCELED).
-  void record_end(std::uint64_t id, int exit_code) const;
+  /// Records the final state of a run that exited with `exit_code` (kill_requested makes it
+  /// CANCELED); returns that state.
+  std::string record_end(std::uint64_t id, int exit_code) const;
 
   /// The global id of trial `request_id` of experiment `id`: the one it was given, or the next
   /// free one (under ROOT/ids.lock, appended to trials.jsonl and synced), so a resumed run

@@ -28,7 +28,9 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   };
   options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
   const int code = body(options, out, err);
-  store.record_end(id, code);
+  if (store.record_end(id, code) == "PAUSED") {
+    err << "experiment " << id << " is PAUSED: `searcher-run activate " << id << "` continues it\n";
+  }
   return code;
 }
 
