@@ -12,13 +12,16 @@ from sklearn.preprocessing import StandardScaler
 
 import determined as det
 
+info = det.get_cluster_info()
 X, y = load_digits(return_X_y=True)
+# The SDK example (sdk_search.py) keeps a test set no trial sees: the hyperparameter `holdout`.
+if info.trial.hparams.get("holdout"):
+    X, _, y, _ = train_test_split(X, y, test_size=info.trial.hparams["holdout"], stratify=y, random_state=1)
 X_train, X_val, y_train, y_val = train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)
 scaler = StandardScaler().fit(X_train)
 X_train, X_val = scaler.transform(X_train), scaler.transform(X_val)
 classes = np.unique(y)
 
-info = det.get_cluster_info()
 with det.core.init() as ctx:
     hp = info.trial.hparams
     if hp["learning_rate"] != "optimal" and hp["eta0"] <= 0:
@@ -42,6 +45,8 @@ with det.core.init() as ctx:
         with ctx.checkpoint.store_path({"steps_completed": epochs}) as (path, storage_id):
             with open(path / "state.pkl", "wb") as f:
                 pickle.dump((model, rng, epochs), f)
+            with open(path / "scaler.pkl", "wb") as f:  # what a user of the model needs with it
+                pickle.dump(scaler, f)
         accuracy = model.score(X_val, y_val)
         ctx.train.report_validation_metrics(epochs, {"validation_accuracy": accuracy})
         op.report_completed(accuracy)

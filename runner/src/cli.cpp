@@ -15,7 +15,8 @@
 #include "hpsearch/config/command_line.hpp"
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/runner/experiment.hpp"
-#include "hpsearch/runner/trial_channel.hpp"
+#include "cli_args.hpp"
+#include "store_commands.hpp"
 
 namespace hpsearch {
 namespace {
@@ -27,6 +28,25 @@ Usage:
   searcher-run run --config FILE --dir DIR [options]   start an experiment in DIR
   searcher-run resume DIR [options]                     continue one after a crash or Ctrl-C
   searcher-run help                                     this text
+
+The experiment store ($HPSEARCH_HOME, default ${XDG_DATA_HOME:-~/.local/share}/hpsearch),
+which the Python SDK (determined.experimental.client) uses; see docs/sdk.md:
+  searcher-run create --config FILE [--model-dir DIR] [--include PATH]... [--seed N]
+                      [--detach] [--json] [run options]
+                                   a new experiment: the config, a snapshot of the model
+                                   directory (default: the config's; .detignore honoured) and
+                                   the run; prints its id; --detach returns at once, the run
+                                   going on in the background (output in experiment.log)
+  searcher-run ls [--json]         every experiment: id, state, trials, best metric
+  searcher-run describe ID [--json]
+                                   its state, trials (with global trial ids) and best
+  searcher-run pause ID [--timeout S]
+                                   its trials checkpoint and stop; it ends PAUSED
+  searcher-run activate ID [--attached] [run options]
+                                   a PAUSED experiment (or one whose runner was killed) resumes
+  searcher-run kill ID [--timeout S]
+                                   its trials are stopped; it ends CANCELED
+  searcher-run delete ID           removes an experiment that is not running
   searcher-run --version
 
 Each trial runs the config's `entrypoint` (e.g. `entrypoint: python3 train.py`) through
@@ -53,7 +73,7 @@ Options of run:
   --dir DIR            experiment directory (created; must be new or empty), required
   --context DIR        the trials' working directory (default: the config's directory)
   --seed N             search seed; overrides reproducibility.experiment_seed (default 0)
-Options of run and resume:
+Options of run, resume, create and activate (the run options):
   --slots N            trials running at once (default: the number of CPUs)
   --snapshot-every N   journal records between snapshots (default 64; at least one per
                        trial, so large experiments snapshot less often)
@@ -76,135 +96,24 @@ go on, 2 bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resum
 
 
 
-struct Parsed {
-  std::map<std::string, std::string> values;
-  std::map<std::string, std::vector<std::string>> repeated;  // options that may be given again
-  std::vector<std::string> positional;
-};
-
-const std::set<std::string> kRepeatable{"--sbatch-arg"};
-// Where trials run: options of both run and resume.
-const std::set<std::string> kLaunchOptions{"--launcher", "--partition", "--account", "--time",
-                                           "--sbatch-arg", "--channel-address", "--shared-dir"};
-
-std::set<std::string> with_launch_options(std::set<std::string> options) {
-  options.insert(kLaunchOptions.begin(), kLaunchOptions.end());
-  return options;
-}
-
-Parsed parse(const std::vector<std::string>& args, const std::set<std::string>& options) {
-  Parsed parsed;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> value;
-    if (!name.starts_with("--")) {
-      parsed.positional.push_back(name);
-      continue;
-    }
-    if (const auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    if (!options.contains(name)) {
-      std::string list;
-      for (const std::string& o : options) list += (list.empty() ? "" : ", ") + o;
-      throw UsageError("unknown option '" + args[i] + "' (options: " + list + ")");
-    }
-    if (!value) {
-      if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
-      value = args[++i];
-    }
-    if (kRepeatable.contains(name)) {
-      parsed.repeated[name].push_back(*value);
-      continue;
-    }
-    if (parsed.values.contains(name)) throw UsageError(name + ": given twice");
-    parsed.values[name] = *value;
-  }
-  return parsed;
-}
-
-RunnerOptions runner_options(const Parsed& parsed, bool terminal) {
-  RunnerOptions options;
-  options.terminal = terminal;
-  options.slots = std::max(1U, std::thread::hardware_concurrency());
-  if (parsed.values.contains("--slots")) {
-    options.slots = parse_count("--slots", parsed.values.at("--slots"), 1, 4096);
-  }
-  if (parsed.values.contains("--snapshot-every")) {
-    options.snapshot_every = parse_count("--snapshot-every", parsed.values.at("--snapshot-every"), 1, 1'000'000);
-  }
-  if (parsed.values.contains("--pause-seconds")) {
-    options.pause_seconds = parse_nonnegative("--pause-seconds", parsed.values.at("--pause-seconds"));
-  }
-  return options;
-}
-
-// The launch settings: `settings` (the defaults, or what the experiment was started with),
-// overridden by the options given.
-LaunchSettings launch_settings(const Parsed& parsed, LaunchSettings settings) {
-  const auto given = [&](const char* option) { return parsed.values.contains(option); };
-  if (given("--launcher")) {
-    settings.launcher = parsed.values.at("--launcher");
-    if (settings.launcher != "local" && settings.launcher != "slurm") {
-      throw UsageError("--launcher: expected local or slurm, got '" + settings.launcher + "'");
-    }
-  }
-  for (const char* option : {"--partition", "--account", "--time", "--sbatch-arg"}) {
-    if ((given(option) || parsed.repeated.contains(option)) && settings.launcher != "slurm") {
-      throw UsageError(std::string(option) + ": only with --launcher slurm");
-    }
-  }
-  if (given("--partition")) settings.slurm.partition = parsed.values.at("--partition");
-  if (given("--account")) settings.slurm.account = parsed.values.at("--account");
-  if (given("--time")) settings.slurm.time = parsed.values.at("--time");
-  if (parsed.repeated.contains("--sbatch-arg")) settings.slurm.sbatch_args = parsed.repeated.at("--sbatch-arg");
-  if (given("--shared-dir")) settings.shared_dir = parsed.values.at("--shared-dir");
-  if (given("--channel-address")) settings.channel_address = parsed.values.at("--channel-address");
-  if (settings.launcher == "slurm" && settings.channel_address.empty()) {
-    // Jobs run on other nodes: they reach this one by its name, unless told another interface.
-    char host[256] = "";
-    ::gethostname(host, sizeof host - 1);
-    settings.channel_address = host;
-  }
-  if (!settings.channel_address.empty()) {
-    try {
-      (void)parse_tcp_endpoint(settings.channel_address);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--channel-address: ") + e.what());
-    }
-  }
-  return settings;
-}
-
-std::unique_ptr<Launcher> launcher_for(const LaunchSettings& settings) {
-  try {
-    return make_launcher(settings);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-}
-
-int exit_code(const RunOutcome& outcome) {
-  switch (outcome.end) {
-    case RunEnd::kCompleted: return 0;
-    case RunEnd::kFailed: return 1;
-    case RunEnd::kInterrupted: return 128 + outcome.signal;
-  }
-  return 1;
-}
-
 }  // namespace
 
 int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                      bool err_is_terminal) {
+  using namespace runner_cli;
   if (args.empty()) {
     err << kHelp;
     return 2;
   }
   const std::string command = args.front();
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  try {
+  // The experiment store's commands (store_commands.hpp), one source file each.
+  using StoreCommand = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&, bool);
+  static const std::map<std::string, StoreCommand> store_commands{
+      {"create", store::create_command}, {"ls", store::ls_command},           {"describe", store::describe_command},
+      {"pause", store::pause_command},   {"activate", store::activate_command}, {"kill", store::kill_command},
+      {"delete", store::delete_command}};
+  return report_errors(command, err, [&]() -> int {
     if (command == "help" || command == "--help" || command == "-h") {
       out << kHelp;
       return 0;
@@ -213,9 +122,13 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
       out << "searcher-run " HPSEARCH_VERSION "\n";
       return 0;
     }
+    if (const auto store_command = store_commands.find(command); store_command != store_commands.end()) {
+      return store_command->second(rest, out, err, err_is_terminal);
+    }
     if (command == "run") {
       const Parsed parsed = parse(rest, with_launch_options({"--config", "--dir", "--context", "--seed", "--slots",
-                                                             "--snapshot-every", "--pause-seconds"}));
+                                                             "--snapshot-every", "--pause-seconds"}),
+                                  {}, "--sbatch-arg");
       if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
       if (!parsed.values.contains("--config")) throw UsageError("--config FILE is required");
       if (!parsed.values.contains("--dir")) throw UsageError("--dir DIR is required");
@@ -237,28 +150,16 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
                                         *launcher, out, err));
     }
     if (command == "resume") {
-      const Parsed parsed = parse(rest, with_launch_options({"--slots", "--snapshot-every", "--pause-seconds"}));
+      const Parsed parsed = parse(rest, with_launch_options({"--slots", "--snapshot-every", "--pause-seconds"}), {}, "--sbatch-arg");
       if (parsed.positional.size() != 1) throw UsageError("resume takes one experiment directory");
       RunnerOptions options = runner_options(parsed, err_is_terminal);
       options.launch = launch_settings(parsed, saved_launch_settings(parsed.positional.front()));
       const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);
       return exit_code(resume_experiment(parsed.positional.front(), options, *launcher, out, err));
     }
-    throw UsageError("unknown command '" + command + "' (commands: run, resume, help)");
-  } catch (const UsageError& e) {
-    err << "searcher-run" << (command.starts_with("-") ? "" : " " + command) << ": " << e.what()
-        << "\n(see 'searcher-run help')\n";
-    return 2;
-  } catch (const ConfigError& e) {
-    err << e.what() << '\n';
-    return 2;
-  } catch (const RunnerSetupError& e) {
-    err << "searcher-run " << command << ": " << e.what() << '\n';
-    return 2;
-  } catch (const std::exception& e) {
-    err << "searcher-run " << command << ": " << e.what() << '\n';
-    return 1;
-  }
+    throw UsageError("unknown command '" + command +
+                     "' (commands: run, resume, create, ls, describe, pause, activate, kill, delete, help)");
+  });
 }
 
 }  // namespace hpsearch

@@ -368,6 +368,8 @@ class Experiment final : private SupervisorListener {
         t.trial_seed = create->trial_seed;
         t.hparams = create->hparams;
         add_trial(std::move(t));
+        // In the experiment store: the trial's global id, given now so ids follow creation.
+        if (options_.trial_id) (void)options_.trial_id(create->request_id.to_string(), static_cast<std::uint32_t>(trials_.size()));
         created.push_back(create->request_id);
       } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
         trials_[index_of(validate->request_id)].target = validate->length;
@@ -501,7 +503,7 @@ class Experiment final : private SupervisorListener {
     spec.marker = marker();
     spec.environment = {
         {"HPSEARCH_REQUEST_ID", t.id.to_string()},
-        {"HPSEARCH_TRIAL_ID", std::to_string(i + 1)},
+        {"HPSEARCH_TRIAL_ID", std::to_string(options_.trial_id ? options_.trial_id(t.id.to_string(), i + 1) : i + 1)},
         {"HPSEARCH_TRIAL_SEED", std::to_string(t.trial_seed)},
         {"HPSEARCH_HPARAMS", json_line(t.hparams)},
         {"HPSEARCH_TRIAL_DIR", dir.string()},
@@ -530,6 +532,7 @@ class Experiment final : private SupervisorListener {
     const char* python_path = std::getenv("PYTHONPATH");
     spec.environment["PYTHONPATH"] =
         python_client_dir().string() + (python_path && *python_path ? std::string(":") + python_path : "");
+    for (const auto& [name, value] : options_.trial_environment) spec.environment[name] = value;
     launches_[i] = LaunchState{};
     return spec;
   }

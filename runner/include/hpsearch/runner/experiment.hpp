@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -42,6 +45,12 @@ struct RunnerOptions {
   double pause_seconds = 30;             ///< how long trials get to pause after SIGINT/SIGTERM
   bool terminal = false;                 ///< stderr is a terminal: one live status line
   LaunchSettings launch;                 ///< must name the launcher the run is given
+  /// In the experiment store: a trial's global id from its request id and creation index
+  /// (1-based), given to it as HPSEARCH_TRIAL_ID; the same answer for the same trial on resume.
+  /// Empty outside the store: the id is the creation index.
+  std::function<std::uint64_t(const std::string& request_id, std::uint32_t index)> trial_id;
+  /// More environment for every trial (the store's HPSEARCH_EXPERIMENT_ID).
+  std::map<std::string, std::string> trial_environment;
 };
 
 /// How a run ended.

@@ -1,0 +1,853 @@
+"""Determined's ``determined.experimental.client`` on one machine, over hpsearch's experiment store.
+
+The reference workflow runs unchanged::
+
+    from determined.experimental import client
+    exp = client.create_experiment(config="my_config.yaml", model_dir=".")
+    exit_status = exp.wait()
+    path = exp.top_checkpoint().download()
+
+Experiments live in the store ``$HPSEARCH_HOME`` (default
+``${XDG_DATA_HOME:-~/.local/share}/hpsearch``). Everything that changes an experiment goes
+through ``searcher-run`` (create, pause, activate, kill, delete), which owns the store; queries
+read ``searcher-run describe --json`` and the files the runner writes (metrics.jsonl,
+checkpoints, output.log). The model registry is kept in ``ROOT/models/``. Standard library only.
+
+``searcher-run`` is found in ``$HPSEARCH_SEARCHER_RUN``, else on ``PATH``, else in the source
+tree's ``build/release``. See docs/sdk.md for what is supported.
+"""
+
+import datetime
+import enum
+import fcntl
+import json
+import math
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import time
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+
+
+class APIException(Exception):
+    """A request the store refused, with ``searcher-run``'s message."""
+
+
+class NotFoundException(APIException):
+    """An experiment, trial, checkpoint or model that does not exist (the message names it)."""
+
+
+# ---- enums (Determined's names and values) ------------------------------------------------------
+
+class ExperimentState(enum.Enum):
+    ACTIVE = "ACTIVE"
+    PAUSED = "PAUSED"
+    STOPPING_CANCELED = "STOPPING_CANCELED"
+    CANCELED = "CANCELED"
+    COMPLETED = "COMPLETED"
+    ERROR = "ERROR"
+    DELETED = "DELETED"
+
+
+class TrialState(enum.Enum):
+    ACTIVE = "ACTIVE"
+    PAUSED = "PAUSED"
+    CANCELED = "CANCELED"
+    COMPLETED = "COMPLETED"
+    ERROR = "ERROR"
+
+
+class CheckpointState(enum.Enum):
+    UNSPECIFIED = "UNSPECIFIED"
+    ACTIVE = "ACTIVE"
+    COMPLETED = "COMPLETED"
+    ERROR = "ERROR"
+    DELETED = "DELETED"
+    PARTIALLY_DELETED = "PARTIALLY_DELETED"
+
+
+class DownloadMode(enum.Enum):
+    AUTO = "AUTO"
+    DIRECT = "DIRECT"
+    MASTER = "MASTER"
+
+
+class TrialSortBy(enum.Enum):
+    UNSPECIFIED = 0
+    ID = 1
+    START_TIME = 4
+    END_TIME = 5
+    STATE = 6
+    SEARCHER_METRIC = 8
+    BATCHES_PROCESSED = 7
+
+
+class TrialOrderBy(enum.Enum):
+    UNSPECIFIED = 0
+    ASCENDING = 1
+    ASC = 1
+    DESCENDING = 2
+    DESC = 2
+
+
+class ModelSortBy(enum.Enum):
+    UNSPECIFIED = 0
+    NAME = 1
+    DESCRIPTION = 2
+    CREATION_TIME = 4
+    LAST_UPDATED_TIME = 5
+    NUM_VERSIONS = 6
+
+
+class ModelOrderBy(enum.Enum):
+    UNSPECIFIED = 0
+    ASCENDING = 1
+    ASC = 1
+    DESCENDING = 2
+    DESC = 2
+
+
+_TERMINAL = {ExperimentState.COMPLETED, ExperimentState.CANCELED, ExperimentState.ERROR,
+             ExperimentState.PAUSED, ExperimentState.DELETED}
+
+# experiment.json's trial outcomes as Determined's trial states.
+_TRIAL_STATES = {"running": TrialState.ACTIVE, "waiting": TrialState.ACTIVE, "paused": TrialState.PAUSED,
+                 "completed": TrialState.COMPLETED, "stopped": TrialState.COMPLETED,
+                 "user_requested_stop": TrialState.COMPLETED, "invalid_hp": TrialState.COMPLETED,
+                 "errored": TrialState.ERROR}
+
+
+# ---- the store and searcher-run ----------------------------------------------------------------
+
+def _root() -> pathlib.Path:
+    """The store, as searcher-run finds it."""
+    if os.environ.get("HPSEARCH_HOME"):
+        return pathlib.Path(os.environ["HPSEARCH_HOME"]).absolute()
+    if os.environ.get("XDG_DATA_HOME"):
+        return pathlib.Path(os.environ["XDG_DATA_HOME"]) / "hpsearch"
+    return pathlib.Path.home() / ".local" / "share" / "hpsearch"
+
+
+def _searcher_run() -> str:
+    if os.environ.get("HPSEARCH_SEARCHER_RUN"):
+        return os.environ["HPSEARCH_SEARCHER_RUN"]
+    found = shutil.which("searcher-run")
+    if found:
+        return found
+    built = pathlib.Path(__file__).resolve().parents[3] / "build" / "release" / "runner" / "searcher-run"
+    if built.exists():
+        return str(built)
+    raise APIException("searcher-run not found: set HPSEARCH_SEARCHER_RUN or put it on PATH")
+
+
+def _call(*args: str) -> str:
+    """Runs ``searcher-run ARGS``; its stdout, or its message as the exception."""
+    done = subprocess.run([_searcher_run(), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        message = done.stderr.strip() or f"searcher-run {' '.join(args)} exited with {done.returncode}"
+        raise (NotFoundException if " not found in " in message else APIException)(message)
+    return done.stdout
+
+
+def _describe(experiment_id: int) -> Dict[str, Any]:
+    return json.loads(_call("describe", str(experiment_id), "--json"))
+
+
+def _read_jsonl(path: pathlib.Path) -> Iterator[Dict[str, Any]]:
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a crash
+    except FileNotFoundError:
+        return
+
+
+def _trial_entry(trial_id: int) -> Dict[str, Any]:
+    for entry in _read_jsonl(_root() / "trials.jsonl"):
+        if entry.get("trial_id") == trial_id:
+            return entry
+    raise NotFoundException(f"trial {trial_id} not found in {_root()}")
+
+
+def _number(value: Any) -> Optional[float]:
+    """A metric value as a float ("NaN", "Infinity" included); None when it is not a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if value in ("NaN", "Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    return None
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat()
+
+
+# ---- checkpoints ---------------------------------------------------------------------------------
+
+class CheckpointTrainingMetadata:
+    """Where a checkpoint came from (Determined's ``Checkpoint.training``)."""
+
+    def __init__(self, experiment_config: Optional[str], experiment_id: int, trial_id: Optional[int],
+                 hparams: Optional[Dict[str, Any]], validation_metrics: Dict[str, Any]):
+        self.experiment_config = experiment_config  # the path of experiment.yaml
+        self.experiment_id = experiment_id
+        self.trial_id = trial_id
+        self.hparams = hparams
+        self.validation_metrics = validation_metrics
+
+
+class Checkpoint:
+    """A checkpoint in the store's checkpoint storage (``run/checkpoints/UUID``)."""
+
+    def __init__(self, uuid: str, experiment_id: int, trial_id: Optional[int] = None,
+                 hparams: Optional[Dict[str, Any]] = None, validation_metrics: Optional[Dict[str, Any]] = None,
+                 steps_completed: Optional[int] = None):
+        self.uuid = uuid
+        self.task_id = f"trial-{trial_id}" if trial_id is not None else None
+        self.allocation_id = None
+        self.resources: Dict[str, Any] = {}
+        self._directory = _root() / "experiments" / str(experiment_id) / "run" / "checkpoints" / uuid
+        self.training = CheckpointTrainingMetadata(
+            str(_root() / "experiments" / str(experiment_id) / "experiment.yaml"), experiment_id, trial_id,
+            hparams, {"avgMetrics": validation_metrics or {}})
+        self.metadata: Dict[str, Any] = {}
+        if (self._directory / "metadata.json").exists():
+            with open(self._directory / "metadata.json") as f:
+                self.metadata = json.load(f)
+        self.steps_completed = steps_completed if steps_completed is not None else self.metadata.get("steps_completed")
+        self.report_time = (datetime.datetime.fromtimestamp(self._directory.stat().st_mtime, datetime.timezone.utc)
+                            .isoformat() if self._directory.exists() else None)
+
+    @property
+    def state(self) -> CheckpointState:
+        return CheckpointState.COMPLETED if self._directory.exists() else CheckpointState.DELETED
+
+    def __repr__(self) -> str:
+        return f"Checkpoint(uuid={self.uuid}, trial_id={self.training.trial_id})"
+
+    def _require(self) -> None:
+        if not self._directory.exists():
+            raise NotFoundException(f"checkpoint {self.uuid} was deleted")
+
+    def download(self, path: Optional[str] = None, mode: DownloadMode = DownloadMode.AUTO) -> str:
+        """Copies the checkpoint to ``path`` (default ``checkpoints/UUID`` under the current
+        directory) with its ``metadata.json``; returns the path."""
+        self._require()
+        target = pathlib.Path(path) if path is not None else pathlib.Path("checkpoints") / self.uuid
+        if not target.exists():
+            shutil.copytree(self._directory, target)
+        self.write_metadata_file(str(target / "metadata.json"))
+        return str(target)
+
+    def write_metadata_file(self, path: str) -> None:
+        with open(path, "w") as f:
+            json.dump(self.metadata, f, indent=2, sort_keys=True)
+
+    def _save_metadata(self) -> None:
+        self._require()
+        tmp = self._directory / "metadata.json.tmp"
+        self.write_metadata_file(str(tmp))
+        os.replace(tmp, self._directory / "metadata.json")
+
+    def add_metadata(self, metadata: Dict[str, Any]) -> None:
+        """Merges ``metadata`` into the checkpoint's (its metadata.json in storage)."""
+        self.metadata.update(metadata)
+        self._save_metadata()
+
+    def remove_metadata(self, keys: List[str]) -> None:
+        for key in keys:
+            self.metadata.pop(key, None)
+        self._save_metadata()
+
+    def delete(self) -> None:
+        """Deletes the checkpoint's files; refused while its experiment runs (the runner may be
+        about to relaunch a trial from it)."""
+        experiment = _describe(self.training.experiment_id)
+        if experiment["alive"]:
+            raise APIException(f"checkpoint {self.uuid}: experiment {self.training.experiment_id} is "
+                               f"{experiment['state']}; pause or kill it before deleting its checkpoints")
+        shutil.rmtree(self._directory, ignore_errors=True)
+
+    def load(self, path: Optional[str] = None, tags: Optional[List[str]] = None, **kwargs: Any) -> Any:
+        raise NotImplementedError("Checkpoint.load() loads PyTorchTrial/TensorFlow checkpoints, which hpsearch "
+                                  "does not run (deprecated in Determined too): use download() and load the files")
+
+    @staticmethod
+    def load_from_path(path: str, tags: Optional[List[str]] = None, **kwargs: Any) -> Any:
+        raise NotImplementedError("Checkpoint.load_from_path() loads PyTorchTrial/TensorFlow checkpoints, which "
+                                  "hpsearch does not run (deprecated in Determined too)")
+
+
+def _validations(trial: Dict[str, Any], run_dir: pathlib.Path) -> Dict[int, Dict[str, Any]]:
+    """Every validation of a trial by its steps: the searcher's (experiment.json) and every
+    report_validation_metrics (metrics.jsonl)."""
+    by_steps: Dict[int, Dict[str, Any]] = {}
+    for v in trial.get("validations", []):
+        by_steps.setdefault(int(v["length"]), {}).update(v.get("metrics") or {})
+    directory = pathlib.Path(trial.get("directory") or "")
+    if not directory.is_absolute():
+        directory = run_dir / directory
+    for m in _read_jsonl(directory / "metrics.jsonl"):
+        if m.get("group") == "validation" and m.get("steps_completed") is not None:
+            by_steps.setdefault(int(m["steps_completed"]), {}).update(m.get("metrics") or {})
+    return by_steps
+
+
+def _trial_checkpoints(experiment_id: int, trial: Dict[str, Any], run_dir: pathlib.Path) -> List[Checkpoint]:
+    """A trial's checkpoints in storage, oldest first, each with the validation at its steps."""
+    validations = _validations(trial, run_dir)
+    stored = list(trial.get("stored_checkpoints") or [])
+    latest = trial.get("checkpoint")
+    if latest and latest.get("storage_id") and all(c.get("storage_id") != latest["storage_id"] for c in stored):
+        stored.append(latest)
+    return [Checkpoint(c["storage_id"], experiment_id, trial.get("trial_id"), trial.get("hparams"),
+                       validations.get(int(c["length"]), {}), int(c["length"]))
+            for c in stored if c.get("storage_id")]
+
+
+def _rank(checkpoints: List[Checkpoint], metric: str, smaller_is_better: bool) -> List[Checkpoint]:
+    """Those with a number for ``metric``, best first."""
+    scored = []
+    for c in checkpoints:
+        value = _number(c.training.validation_metrics["avgMetrics"].get(metric))
+        if value is not None and not math.isnan(value):
+            scored.append((value if smaller_is_better else -value, c))
+    scored.sort(key=lambda pair: pair[0])
+    return [c for _, c in scored]
+
+
+# ---- trials ----------------------------------------------------------------------------------------
+
+class TrialMetrics:
+    """One report of a trial's metrics (a line of its metrics.jsonl)."""
+
+    def __init__(self, trial_id: int, group: str, steps_completed: Optional[int], metrics: Dict[str, Any],
+                 end_time: Optional[float]):
+        self.trial_id = trial_id
+        self.trial_run_id = None
+        self.group = group
+        self.steps_completed = steps_completed
+        self.metrics = metrics
+        self.batch_metrics = None
+        self.end_time = end_time
+
+    def __repr__(self) -> str:
+        return f"TrialMetrics(trial_id={self.trial_id}, group={self.group!r}, steps_completed={self.steps_completed})"
+
+
+class TrialReference:
+    """A trial by its global id (``trial_id``), as ``get_trial`` and ``get_trials`` give it."""
+
+    def __init__(self, trial_id: int, _entry: Optional[Dict[str, Any]] = None):
+        entry = _entry or _trial_entry(trial_id)
+        self.id = trial_id
+        self.experiment_id = int(entry["experiment_id"])
+        self._request_id = entry["request_id"]
+
+    def __repr__(self) -> str:
+        return f"TrialReference(id={self.id}, experiment_id={self.experiment_id})"
+
+    def _record(self) -> Dict[str, Any]:
+        """The trial in experiment.json (empty until the runner's first snapshot lists it)."""
+        experiment = _describe(self.experiment_id).get("experiment") or {}
+        for t in experiment.get("trials", []):
+            if t.get("request_id") == self._request_id:
+                return t
+        return {}
+
+    def _run_dir(self) -> pathlib.Path:
+        return _root() / "experiments" / str(self.experiment_id) / "run"
+
+    def _directory(self) -> Optional[pathlib.Path]:
+        trials = self._run_dir() / "trials"
+        prefix = "-" + self._request_id[:8]
+        if trials.is_dir():
+            for d in trials.iterdir():
+                if d.name.endswith(prefix):
+                    return d
+        return None
+
+    @property
+    def hparams(self) -> Dict[str, Any]:
+        return self._record().get("hparams") or {}
+
+    @property
+    def state(self) -> TrialState:
+        return _TRIAL_STATES.get(self._record().get("outcome", "waiting"), TrialState.ACTIVE)
+
+    @property
+    def summary_metrics(self) -> Dict[str, Any]:
+        return self._record().get("metrics") or {}
+
+    def logs(self, follow: bool = False, *, head: Optional[int] = None, tail: Optional[int] = None,
+             container_ids: Optional[List[str]] = None, rank_ids: Optional[List[int]] = None,
+             stdtypes: Optional[List[str]] = None, min_level: Any = None) -> Iterable[str]:
+        """The trial's output (stdout and stderr, every launch), line by line. ``follow`` keeps
+        reading until the experiment's runner has stopped."""
+        if sum([bool(follow), head is not None, tail is not None]) > 1:
+            raise ValueError("logs(): follow, head and tail are mutually exclusive")
+        return self._logs(follow, head, tail, rank_ids)
+
+    def _logs(self, follow: bool, head: Optional[int], tail: Optional[int],
+              rank_ids: Optional[List[int]]) -> Iterator[str]:
+        def wanted(line: str) -> bool:
+            return rank_ids is None or any(line.startswith(f"[rank={r}]") for r in rank_ids)
+
+        directory = self._directory()
+        while directory is None and follow and _describe(self.experiment_id)["alive"]:
+            time.sleep(0.2)
+            directory = self._directory()
+        if directory is None or not (directory / "output.log").exists():
+            return
+        with open(directory / "output.log", errors="replace") as f:
+            if not follow:
+                lines = [line for line in f if wanted(line)]
+                if head is not None:
+                    lines = lines[:head]
+                if tail is not None:
+                    lines = lines[-tail:] if tail > 0 else []
+                yield from lines
+                return
+            pending = ""
+            while True:
+                chunk = f.readline()
+                if chunk:
+                    pending += chunk
+                    if pending.endswith("\n"):
+                        if wanted(pending):
+                            yield pending
+                        pending = ""
+                    continue
+                if not _describe(self.experiment_id)["alive"]:
+                    rest = f.read()
+                    for line in (pending + rest).splitlines(keepends=True):
+                        if wanted(line):
+                            yield line
+                    return
+                time.sleep(0.2)
+
+    def _checkpoints(self) -> List[Checkpoint]:
+        record = self._record()
+        record.setdefault("trial_id", self.id)
+        return _trial_checkpoints(self.experiment_id, record, self._run_dir())
+
+    def _searcher(self) -> Dict[str, Any]:
+        return _describe(self.experiment_id)
+
+    def top_checkpoint(self, sort_by: Optional[str] = None, smaller_is_better: Optional[bool] = None) -> Checkpoint:
+        return self.select_checkpoint(best=True, sort_by=sort_by, smaller_is_better=smaller_is_better)
+
+    def select_checkpoint(self, latest: bool = False, best: bool = False, uuid: Optional[str] = None,
+                          sort_by: Optional[str] = None, smaller_is_better: Optional[bool] = None) -> Checkpoint:
+        if sum([bool(latest), bool(best), uuid is not None]) != 1:
+            raise ValueError("select_checkpoint(): exactly one of latest, best or uuid must be given")
+        checkpoints = self._checkpoints()
+        if uuid is not None:
+            for c in checkpoints:
+                if c.uuid == uuid:
+                    return c
+            raise NotFoundException(f"checkpoint {uuid} not found in trial {self.id}")
+        if not checkpoints:
+            raise NotFoundException(f"trial {self.id} has no checkpoint")
+        if latest:
+            return max(checkpoints, key=lambda c: (c.steps_completed or 0))
+        experiment = self._searcher()
+        metric = sort_by or experiment["metric"]
+        sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
+        ranked = _rank(checkpoints, metric, sib)
+        if not ranked:
+            raise NotFoundException(f"trial {self.id} has no checkpoint with a validation of '{metric}'")
+        return ranked[0]
+
+    def get_metrics(self, group: Optional[str] = None) -> Iterator[TrialMetrics]:
+        """Every metrics report of the trial (``group``: "training", "validation", or any), in order."""
+        directory = self._directory()
+        if directory is None:
+            return iter(())
+        return (TrialMetrics(self.id, m.get("group"), m.get("steps_completed"), m.get("metrics") or {}, m.get("time"))
+                for m in _read_jsonl(directory / "metrics.jsonl") if group is None or m.get("group") == group)
+
+    def iter_metrics(self, group: str) -> Iterator[TrialMetrics]:
+        return self.get_metrics(group)
+
+
+# ---- experiments ------------------------------------------------------------------------------------
+
+class ExperimentReference:
+    """An experiment of the store by its id."""
+
+    def __init__(self, experiment_id: int):
+        self._id = int(experiment_id)
+
+    @property
+    def id(self) -> int:
+        return self._id
+
+    def __repr__(self) -> str:
+        return f"ExperimentReference(id={self._id})"
+
+    @property
+    def state(self) -> ExperimentState:
+        return ExperimentState(_describe(self._id)["state"])
+
+    def describe(self) -> Dict[str, Any]:
+        """What ``searcher-run describe ID --json`` says (state, paths, the runner's experiment.json)."""
+        return _describe(self._id)
+
+    def wait(self, interval: float = 5.0) -> ExperimentState:
+        """Polls every ``interval`` seconds until the experiment is COMPLETED, CANCELED, ERROR or
+        PAUSED; returns that state."""
+        while True:
+            state = self.state
+            if state in _TERMINAL:
+                return state
+            time.sleep(interval)
+
+    def get_trials(self, sort_by: TrialSortBy = TrialSortBy.ID,
+                   order_by: TrialOrderBy = TrialOrderBy.ASCENDING) -> List[TrialReference]:
+        _describe(self._id)  # the experiment exists
+        trials = [TrialReference(e["trial_id"], e) for e in _read_jsonl(_root() / "trials.jsonl")
+                  if e.get("experiment_id") == self._id]
+        trials.sort(key=lambda t: t.id, reverse=order_by == TrialOrderBy.DESCENDING)
+        if sort_by not in (TrialSortBy.ID, TrialSortBy.UNSPECIFIED):
+            raise ValueError(f"get_trials(): sorting by {sort_by} is not supported (by ID only)")
+        return trials
+
+    def await_first_trial(self, interval: float = 0.1) -> TrialReference:
+        while True:
+            trials = self.get_trials()
+            if trials:
+                return trials[0]
+            if not _describe(self._id)["alive"]:
+                raise APIException(f"experiment {self._id} ended ({self.state.value}) without creating a trial")
+            time.sleep(interval)
+
+    def top_n_checkpoints(self, limit: int, sort_by: Optional[str] = None,
+                          smaller_is_better: Optional[bool] = None) -> List[Checkpoint]:
+        """The best checkpoint of each of the ``limit`` best trials, by the validation at the
+        checkpoint's steps (the searcher metric unless ``sort_by``)."""
+        experiment = _describe(self._id)
+        metric = sort_by or experiment["metric"]
+        sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
+        run_dir = pathlib.Path(experiment["run_dir"])
+        best_per_trial = []
+        for trial in (experiment.get("experiment") or {}).get("trials", []):
+            ranked = _rank(_trial_checkpoints(self._id, trial, run_dir), metric, sib)
+            if ranked:
+                best_per_trial.append(ranked[0])
+        return _rank(best_per_trial, metric, sib)[:limit]
+
+    def top_checkpoint(self, sort_by: Optional[str] = None, smaller_is_better: Optional[bool] = None) -> Checkpoint:
+        top = self.top_n_checkpoints(1, sort_by, smaller_is_better)
+        if not top:
+            raise NotFoundException(f"experiment {self._id} has no checkpoint with a validation of "
+                                    f"'{sort_by or _describe(self._id)['metric']}'")
+        return top[0]
+
+    def pause(self) -> None:
+        _call("pause", str(self._id))
+
+    def activate(self) -> None:
+        _call("activate", str(self._id))
+
+    def kill(self) -> None:
+        _call("kill", str(self._id))
+
+    def delete(self) -> None:
+        _call("delete", str(self._id))
+
+
+# ---- the model registry (ROOT/models/ID.json) ----------------------------------------------------------
+
+class _Registry:
+    """Models as one JSON file each, changed under ROOT/models/lock."""
+
+    def __init__(self) -> None:
+        self.directory = _root() / "models"
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def __enter__(self) -> "_Registry":
+        self._lock = open(self.directory / "lock", "a")
+        fcntl.flock(self._lock, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._lock.close()
+
+    def all(self) -> List[Dict[str, Any]]:
+        models = []
+        for path in sorted(self.directory.glob("*.json")):
+            with open(path) as f:
+                models.append(json.load(f))
+        return models
+
+    def find(self, identifier: Union[str, int]) -> Dict[str, Any]:
+        for m in self.all():
+            if (isinstance(identifier, int) and m["id"] == identifier) or m["name"] == identifier:
+                return m
+        raise NotFoundException(f"model {identifier!r} not found in {self.directory}")
+
+    def save(self, model: Dict[str, Any]) -> None:
+        model["last_updated_time"] = _now()
+        tmp = self.directory / f"{model['id']}.json.tmp"
+        with open(tmp, "w") as f:
+            json.dump(model, f, indent=2)
+        os.replace(tmp, self.directory / f"{model['id']}.json")
+
+
+class ModelVersion:
+    """A registered version of a model: a checkpoint."""
+
+    def __init__(self, model: "Model", record: Dict[str, Any]):
+        self.model = model
+        self.model_name = model.name
+        self.model_version = record["version"]
+        self.model_id = model.model_id
+        self.name = record.get("name")
+        self.comment = record.get("comment")
+        self.notes = record.get("notes")
+        self.creation_time = record.get("creation_time")
+        self.checkpoint = get_checkpoint(record["checkpoint_uuid"])
+
+    def __repr__(self) -> str:
+        return f"ModelVersion(model={self.model_name!r}, version={self.model_version})"
+
+
+class Model:
+    """A model of the registry; every change is saved at once."""
+
+    def __init__(self, record: Dict[str, Any]):
+        self._load(record)
+
+    def _load(self, record: Dict[str, Any]) -> None:
+        self.model_id = record["id"]
+        self.name = record["name"]
+        self.description = record.get("description", "")
+        self.creation_time = record["creation_time"]
+        self.last_updated_time = record.get("last_updated_time")
+        self.metadata = dict(record.get("metadata") or {})
+        self.labels = list(record.get("labels") or [])
+        self.username = record.get("username", "")
+        self.archived = bool(record.get("archived"))
+
+    def __repr__(self) -> str:
+        return f"Model(id={self.model_id}, name={self.name!r})"
+
+    def _change(self, change: Any) -> Dict[str, Any]:
+        with _Registry() as registry:
+            record = registry.find(self.model_id)
+            result = change(record)
+            registry.save(record)
+        self._load(record)
+        return result
+
+    def _versions(self) -> List[Dict[str, Any]]:
+        with _Registry() as registry:
+            return registry.find(self.model_id).get("versions", [])
+
+    def register_version(self, checkpoint_uuid: str) -> ModelVersion:
+        get_checkpoint(checkpoint_uuid)  # it exists
+
+        def add(record: Dict[str, Any]) -> Dict[str, Any]:
+            versions = record.setdefault("versions", [])
+            version = {"version": (versions[-1]["version"] + 1) if versions else 1,
+                       "checkpoint_uuid": checkpoint_uuid, "creation_time": _now()}
+            versions.append(version)
+            return version
+        return ModelVersion(self, self._change(add))
+
+    def get_version(self, version: int = -1) -> Optional[ModelVersion]:
+        versions = self._versions()
+        if version == -1:
+            return ModelVersion(self, versions[-1]) if versions else None
+        for v in versions:
+            if v["version"] == version:
+                return ModelVersion(self, v)
+        raise NotFoundException(f"model {self.name!r} has no version {version}")
+
+    def get_versions(self, order_by: ModelOrderBy = ModelOrderBy.DESCENDING) -> List[ModelVersion]:
+        versions = sorted(self._versions(), key=lambda v: v["version"],
+                          reverse=order_by in (ModelOrderBy.DESCENDING, ModelOrderBy.UNSPECIFIED))
+        return [ModelVersion(self, v) for v in versions]
+
+    def add_metadata(self, metadata: Dict[str, Any]) -> None:
+        self._change(lambda r: r.setdefault("metadata", {}).update(metadata))
+
+    def remove_metadata(self, keys: List[str]) -> None:
+        self._change(lambda r: [r.setdefault("metadata", {}).pop(k, None) for k in keys])
+
+    def set_labels(self, labels: List[str]) -> None:
+        self._change(lambda r: r.__setitem__("labels", list(labels)))
+
+    def archive(self) -> None:
+        self._change(lambda r: r.__setitem__("archived", True))
+
+    def unarchive(self) -> None:
+        self._change(lambda r: r.__setitem__("archived", False))
+
+    def delete(self) -> None:
+        with _Registry() as registry:
+            registry.find(self.model_id)
+            (registry.directory / f"{self.model_id}.json").unlink()
+
+
+# ---- the client ----------------------------------------------------------------------------------------
+
+class Determined:
+    """Access to the local store. The connection arguments are accepted and unused: there is no
+    master to log in to."""
+
+    def __init__(self, master: Optional[str] = None, user: Optional[str] = None, password: Optional[str] = None,
+                 cert_path: Optional[str] = None, cert_name: Optional[str] = None, noverify: bool = False):
+        self.master = master
+        self.user = user or "determined"
+
+    def create_experiment(self, config: Union[str, pathlib.Path, Dict[str, Any]],
+                          model_dir: Optional[Union[str, pathlib.Path]] = None,
+                          includes: Optional[Iterable[Union[str, pathlib.Path]]] = None) -> ExperimentReference:
+        """Stores the config and a snapshot of ``model_dir`` (``.detignore`` honoured) and starts
+        the experiment in the background; a bad config raises with its file:line:col."""
+        if isinstance(config, dict) and model_dir is None:
+            raise ValueError("create_experiment(): a config given as a dict needs model_dir (the default is the "
+                             "config file's directory)")
+        with tempfile.TemporaryDirectory() as tmp:
+            if isinstance(config, dict):
+                path = pathlib.Path(tmp) / "config.yaml"
+                path.write_text(json.dumps(config, indent=2) + "\n")  # JSON is YAML
+                config = path
+            args = ["create", "--config", str(config), "--detach", "--json"]
+            if model_dir is not None:
+                args += ["--model-dir", str(model_dir)]
+            for include in includes or []:
+                args += ["--include", str(include)]
+            created = json.loads(_call(*args))
+        return ExperimentReference(created["id"])
+
+    def get_experiment(self, experiment_id: int) -> ExperimentReference:
+        _describe(experiment_id)  # raises NotFoundException naming it
+        return ExperimentReference(experiment_id)
+
+    def get_trial(self, trial_id: int) -> TrialReference:
+        return TrialReference(trial_id)
+
+    def get_checkpoint(self, uuid: str) -> Checkpoint:
+        """A checkpoint by its uuid, in any experiment of the store."""
+        experiments = _root() / "experiments"
+        for directory in sorted(experiments.glob(f"*/run/checkpoints/{uuid}")) if experiments.is_dir() else []:
+            experiment_id = int(directory.parents[2].name)
+            experiment = _describe(experiment_id)
+            for trial in (experiment.get("experiment") or {}).get("trials", []):
+                for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
+                    if c.uuid == uuid:
+                        return c
+            return Checkpoint(uuid, experiment_id)  # stored, not yet in the runner's report
+        raise NotFoundException(f"checkpoint {uuid} not found in {_root()}")
+
+    def create_model(self, name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,
+                     labels: Optional[List[str]] = None) -> Model:
+        with _Registry() as registry:
+            if any(m["name"] == name for m in registry.all()):
+                raise APIException(f"model {name!r} already exists")
+            next_id = registry.directory / "next_id"
+            model_id = int(next_id.read_text()) if next_id.exists() else 1
+            next_id.write_text(f"{model_id + 1}\n")
+            record = {"id": model_id, "name": name, "description": description or "", "metadata": metadata or {},
+                      "labels": list(labels or []), "archived": False, "username": self.user,
+                      "creation_time": _now(), "versions": []}
+            registry.save(record)
+        return Model(record)
+
+    def get_model(self, identifier: Union[str, int]) -> Model:
+        with _Registry() as registry:
+            return Model(registry.find(identifier))
+
+    def get_model_by_id(self, model_id: int) -> Model:
+        return self.get_model(int(model_id))
+
+    def get_models(self, sort_by: ModelSortBy = ModelSortBy.NAME, order_by: ModelOrderBy = ModelOrderBy.ASCENDING,
+                   name: Optional[str] = None, description: Optional[str] = None,
+                   model_id: Optional[int] = None) -> List[Model]:
+        with _Registry() as registry:
+            records = registry.all()
+        records = [m for m in records if (not name or name in m["name"])
+                   and (not description or description in m.get("description", ""))
+                   and (model_id is None or m["id"] == model_id)]
+        key = {ModelSortBy.NAME: lambda m: m["name"], ModelSortBy.DESCRIPTION: lambda m: m.get("description", ""),
+               ModelSortBy.CREATION_TIME: lambda m: m["creation_time"],
+               ModelSortBy.LAST_UPDATED_TIME: lambda m: m.get("last_updated_time", ""),
+               ModelSortBy.NUM_VERSIONS: lambda m: len(m.get("versions", []))}.get(sort_by, lambda m: m["id"])
+        records.sort(key=key, reverse=order_by in (ModelOrderBy.DESCENDING,))
+        return [Model(m) for m in records]
+
+    def get_model_labels(self) -> List[str]:
+        counts: Dict[str, int] = {}
+        with _Registry() as registry:
+            for m in registry.all():
+                for label in m.get("labels", []):
+                    counts[label] = counts.get(label, 0) + 1
+        return sorted(counts, key=lambda label: (-counts[label], label))
+
+
+_default: Optional[Determined] = None
+
+
+def _client() -> Determined:
+    global _default
+    if _default is None:
+        _default = Determined()
+    return _default
+
+
+def login(master: Optional[str] = None, user: Optional[str] = None, password: Optional[str] = None,
+          cert_path: Optional[str] = None, cert_name: Optional[str] = None, noverify: bool = False) -> None:
+    """Accepted for compatibility; there is nothing to log in to (the store is local)."""
+    global _default
+    _default = Determined(master, user, password, cert_path, cert_name, noverify)
+
+
+def create_experiment(config: Union[str, pathlib.Path, Dict[str, Any]], model_dir: Optional[Union[str, pathlib.Path]] = None,
+                      includes: Optional[Iterable[Union[str, pathlib.Path]]] = None) -> ExperimentReference:
+    return _client().create_experiment(config, model_dir, includes)
+
+
+def get_experiment(experiment_id: int) -> ExperimentReference:
+    return _client().get_experiment(experiment_id)
+
+
+def get_trial(trial_id: int) -> TrialReference:
+    return _client().get_trial(trial_id)
+
+
+def get_checkpoint(uuid: str) -> Checkpoint:
+    return _client().get_checkpoint(uuid)
+
+
+def create_model(name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,
+                 labels: Optional[List[str]] = None) -> Model:
+    return _client().create_model(name, description, metadata, labels)
+
+
+def get_model(identifier: Union[str, int]) -> Model:
+    return _client().get_model(identifier)
+
+
+def get_model_by_id(model_id: int) -> Model:
+    return _client().get_model_by_id(model_id)
+
+
+def get_models(sort_by: ModelSortBy = ModelSortBy.NAME, order_by: ModelOrderBy = ModelOrderBy.ASCENDING,
+               name: Optional[str] = None, description: Optional[str] = None,
+               model_id: Optional[int] = None) -> List[Model]:
+    return _client().get_models(sort_by, order_by, name, description, model_id)
+
+
+def get_model_labels() -> List[str]:
+    return _client().get_model_labels()

@@ -1,0 +1,39 @@
+// `searcher-run kill ID`: the experiment ends CANCELED. A running one gets SIGTERM twice (its
+// trials are stopped at once); a paused one is marked so.
+#include <csignal>
+#include <fstream>
+#include <ostream>
+
+#include "store.hpp"
+#include "store_commands.hpp"
+
+namespace hpsearch::store {
+
+int kill_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
+  const StopRequest request = parse_stop_request(args, "kill");
+  const std::uint64_t id = request.id;
+  const double timeout = request.timeout;
+  const Store store(default_root());
+  const Status before = store.status(id);
+  if (before.state == "COMPLETED" || before.state == "ERROR" || before.state == "CANCELED") {
+    out << "experiment " << id << " has already ended: " << before.state << '\n';
+    return 0;
+  }
+  // The mark first: whatever way the runner ends from here, the end is CANCELED.
+  std::ofstream(store.directory(id) / "kill_requested") << utc_now() << '\n';
+  if (store.signal_runner(id, SIGTERM)) {
+    store.signal_runner(id, SIGTERM);  // the second stops the trials at once
+    if (!wait_until([&] { return !store.status(id).alive; }, timeout)) {
+      throw StoreError("experiment " + std::to_string(id) + " did not stop within " + std::to_string(static_cast<int>(timeout)) +
+                       " s (see its experiment.log)");
+    }
+  }
+  // Paused, or its runner died: nothing records the end but this (CANCELED: it is marked).
+  if (const Status after = store.status(id); !after.record.contains("ended") || after.record.value("state", "") == "PAUSED") {
+    (void)store.record_end(id, -1);
+  }
+  out << "experiment " << id << " is " << store.status(id).state << '\n';
+  return 0;
+}
+
+}  // namespace hpsearch::store

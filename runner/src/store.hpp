@@ -1,0 +1,107 @@
+#pragma once
+// Private to runner/: the local experiment store behind `searcher-run create/ls/describe/...`
+// and the Python SDK (determined.experimental.client). One directory per experiment:
+//
+//   ROOT/experiments/ID/experiment.yaml   the config as given
+//   ROOT/experiments/ID/model/            the model directory snapshot: the trials' context
+//   ROOT/experiments/ID/run/              the runner's directory (journal, trials/, checkpoints/)
+//   ROOT/experiments/ID/state.json        {state, pid, started, ended, exit_code}
+//   ROOT/experiments/ID/experiment.log    a detached runner's output
+//   ROOT/experiments/ID/store.lock        held (an OFD lock) by the process running it
+//   ROOT/experiments/ID/kill_requested    `kill` was asked for: the end is CANCELED
+//   ROOT/trials.jsonl                     global trial ids {trial_id, experiment_id, request_id, index}
+//
+// Liveness is the lock, never a pid: a runner killed with SIGKILL releases it.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpsearch::store {
+
+/// An experiment or trial the store does not have, or a request it refuses; the message names
+/// the id.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// `$HPSEARCH_HOME`, else `${XDG_DATA_HOME:-$HOME/.local/share}/hpsearch`.
+[[nodiscard]] std::filesystem::path default_root();
+
+/// An experiment's state as Determined names it, and why when that is not obvious.
+struct Status {
+  std::string state;   ///< ACTIVE, STOPPING_CANCELED, PAUSED, COMPLETED, CANCELED, ERROR
+  std::string reason;  ///< e.g. why a PAUSED experiment is paused
+  bool alive = false;  ///< a process holds the experiment's lock
+  nlohmann::json record = nlohmann::json::object();  ///< state.json as written
+};
+
+/// Holds an experiment's store.lock while alive (an open file description lock: released when
+/// the process ends, however it ends; trials do not inherit it past exec).
+class RunLock {
+ public:
+  /// Throws StoreError naming the experiment if another process holds it.
+  RunLock(const std::filesystem::path& experiment_directory, std::uint64_t id);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+class Store {
+ public:
+  explicit Store(std::filesystem::path root);
+
+  [[nodiscard]] const std::filesystem::path& root() const { return root_; }
+  /// Every experiment id, ascending.
+  [[nodiscard]] std::vector<std::uint64_t> ids() const;
+  /// ROOT/experiments/ID; throws StoreError naming the id (and the ids there are) if absent.
+  [[nodiscard]] std::filesystem::path directory(std::uint64_t id) const;
+  /// A new experiment directory: the first free number above the largest present.
+  [[nodiscard]] std::uint64_t allocate();
+  [[nodiscard]] Status status(std::uint64_t id) const;
+
+  /// Sends `signal` to the process running experiment `id` (its pid in state.json, once that
+  /// process has written it); false if no process is running it.
+  bool signal_runner(std::uint64_t id, int signal) const;
+
+  /// Records the experiment's state.json (atomically).
+  void write_state(std::uint64_t id, const nlohmann::json& record) const;
+  /// Records the final state of a run that exited with `exit_code` (kill_requested makes it
+  /// CANCELED); returns that state.
+  std::string record_end(std::uint64_t id, int exit_code) const;
+
+  /// The global id of trial `request_id` of experiment `id`: the one it was given, or the next
+  /// free one (under ROOT/ids.lock, appended to trials.jsonl and synced), so a resumed run
+  /// gives its trials the same ids.
+  [[nodiscard]] std::uint64_t trial_id(std::uint64_t experiment, const std::string& request_id, std::uint32_t index);
+  /// Every trial id of the experiment, by request id.
+  [[nodiscard]] std::map<std::string, std::uint64_t> trial_ids(std::uint64_t experiment) const;
+  /// Removes the experiment's trials from trials.jsonl.
+  void forget_trials(std::uint64_t experiment) const;
+
+ private:
+  std::filesystem::path root_;
+  std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> trial_ids_;  // cache of trials.jsonl
+  bool trial_ids_loaded_ = false;
+};
+
+/// "12" -> 12; anything else is a StoreError naming the text.
+[[nodiscard]] std::uint64_t parse_experiment_id(const std::string& text);
+
+/// Polls (every 50 ms) until `done()` or `seconds` have passed; returns done().
+bool wait_until(const std::function<bool()>& done, double seconds);
+
+/// Now as ISO 8601 UTC (for state.json's started/ended: shown to people, decides nothing).
+[[nodiscard]] std::string utc_now();
+
+}  // namespace hpsearch::store

@@ -1,0 +1,331 @@
+"""The Python SDK (determined.experimental.client) against real experiments of a temporary store:
+every member, the lifecycle commands, and the errors a user sees.
+
+    sdk_test.py SEARCHER_RUN SOURCE_DIR CASE      (CASE: lifecycle, registry, pause, kill, sigkill, errors)
+
+The trial (tests/runner/trials/sdk_trial.py) has loss (x - 3)^2 + 10/steps on a grid of x, so the
+best trial and checkpoint are known beforehand. Waits poll with generous deadlines: the machine
+may be loaded.
+"""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+searcher_run, source, case = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3]
+home = pathlib.Path(tempfile.mkdtemp(prefix=f"sdk-{case}-"))
+os.environ["HPSEARCH_HOME"] = str(home / "store")
+os.environ["HPSEARCH_SEARCHER_RUN"] = searcher_run
+sys.path.insert(0, str(source / "python"))
+
+from determined.experimental import client  # noqa: E402
+
+model_dir = home / "model"
+model_dir.mkdir()
+shutil.copy(source / "tests" / "runner" / "trials" / "sdk_trial.py", model_dir / "trial.py")
+DEADLINE = 600  # seconds: far beyond what any case needs on an idle machine
+
+
+def check(condition, what):
+    if not condition:
+        sys.exit(f"sdk_test {case}: {what}")
+
+
+def config(xs=(1, 2, 3, 4), sleep=0.0, length=4, concurrent=2, name="sdk-test"):
+    return {"name": name, "entrypoint": f"{sys.executable} trial.py",
+            "hyperparameters": {"x": {"type": "categorical", "vals": list(xs)}, "sleep": sleep},
+            "searcher": {"name": "grid", "metric": "loss", "smaller_is_better": True,
+                         "max_length": {"batches": length}, "max_concurrent_trials": concurrent},
+            "max_restarts": 0}
+
+
+def poll(condition, what, timeout=DEADLINE):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        check(time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.1)
+
+
+def wait(exp, expected):
+    state = None
+
+    def ended():
+        nonlocal state
+        state = exp.state
+        return state in client._TERMINAL
+    poll(ended, f"experiment {exp.id} to end")
+    check(exp.wait(interval=0.1) == state, "wait() returns the state it ended in")
+    check(state == client.ExperimentState(expected),
+          f"experiment {exp.id} ended {state}, expected {expected}: {exp.describe()['reason']}\n"
+          + pathlib.Path(exp.describe()["log"]).read_text()[-3000:])
+
+
+def raises(kind, text, call):
+    try:
+        call()
+    except kind as e:
+        check(text in str(e), f"the error names {text!r}: {e}")
+        return str(e)
+    sys.exit(f"sdk_test {case}: expected {kind.__name__} naming {text!r}")
+
+
+def cli(*args, expect=0):
+    done = subprocess.run([searcher_run, *map(str, args)], capture_output=True, text=True, timeout=DEADLINE)
+    check(done.returncode == expect, f"searcher-run {' '.join(map(str, args))}: exit {done.returncode}, "
+                                     f"expected {expect}\n{done.stdout}{done.stderr}")
+    return done
+
+
+def checkpoints_of(exp):
+    run = pathlib.Path(exp.describe()["run_dir"]) / "checkpoints"
+    return list(run.iterdir()) if run.is_dir() else []
+
+
+def lifecycle():
+    # .detignore in gitignore syntax (expected results from gitignore(5)).
+    (model_dir / ".detignore").write_text(
+        "# not part of the model\ndata/\n*.tmp\n!keep.tmp\n/top.txt\nsub/**/deep.log\nlog?.txt\n[ab].md\n")
+    for name in ("data/big.bin", "scratch.tmp", "keep.tmp", "top.txt", "sub/top.txt", "sub/deep.log",
+                 "sub/x/y/deep.log", "log1.txt", "log12.txt", "a.md", "c.md", "__pycache__/trial.cpython-311.pyc",
+                 "sub/helper.pyc"):
+        (model_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (model_dir / name).write_text("x")
+    extra = home / "extra.txt"
+    extra.write_text("included")
+    config_file = home / "my_config.yaml"
+    config_file.write_text(json.dumps(config(), indent=2))
+    # The creator is a process of its own that exits at once: the experiment outlives it.
+    creator = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; from determined.experimental import client\n"
+         "exp = client.create_experiment(config=sys.argv[1], model_dir=sys.argv[2], includes=[sys.argv[3]])\n"
+         "print(exp.id)", str(config_file), str(model_dir), str(extra)],
+        capture_output=True, text=True, timeout=DEADLINE, env={**os.environ, "PYTHONPATH": str(source / "python")})
+    check(creator.returncode == 0, f"the creator failed: {creator.stderr}")
+    exp = client.get_experiment(int(creator.stdout))
+    check(exp.id == 1, f"the first experiment of a new store is 1, got {exp.id}")
+    wait(exp, "COMPLETED")
+
+    snapshot = pathlib.Path(exp.describe()["model_dir"])
+    present = sorted(str(p.relative_to(snapshot)) for p in snapshot.rglob("*"))
+    check(present == [".detignore", "c.md", "extra.txt", "keep.tmp", "log12.txt", "sub", "sub/top.txt", "sub/x",
+                      "sub/x/y", "trial.py"], f"the model snapshot: {present}")
+
+    trials = exp.get_trials()
+    check(len(trials) == 4, f"4 grid trials, got {trials}")
+    ids = [t.id for t in trials]
+    check(ids == sorted(set(ids)), f"distinct trial ids: {ids}")
+    check(sorted(t.hparams["x"] for t in trials) == [1, 2, 3, 4], [t.hparams for t in trials])
+    check([t.id for t in exp.get_trials(order_by=client.TrialOrderBy.DESCENDING)] == ids[::-1], "descending order")
+    first = exp.await_first_trial()
+    check(first.id == ids[0], f"await_first_trial on an ended experiment gives the first trial: {first}")
+    for t in trials:
+        check(t.state == client.TrialState.COMPLETED, f"trial {t.id}: {t.state}")
+        # The trial was told its global id and its experiment's (det.get_cluster_info()).
+        lines = list(t.logs())
+        check(lines[0].startswith(f"trial {t.id} of experiment {exp.id} starts at step 0"), lines)
+        check(list(t.logs(tail=1)) == [f"trial {t.id} done\n"], list(t.logs(tail=1)))
+        check(list(t.logs(head=1)) == lines[:1], "logs(head=1)")
+        raises(ValueError, "mutually exclusive", lambda: t.logs(follow=True, tail=1))
+        check(list(t.logs(follow=True)) == lines, "logs(follow=True) on an ended experiment gives every line")
+        training = list(t.get_metrics("training"))
+        check([m.steps_completed for m in training] == [1, 2, 3, 4], training)
+        x = t.hparams["x"]
+        check(all(abs(m.metrics["loss"] - ((x - 3) ** 2 + 10 / m.steps_completed)) < 1e-9 for m in training), "losses")
+        (validation,) = t.get_metrics("validation")
+        check(validation.steps_completed == 4, validation)
+        latest = t.select_checkpoint(latest=True)
+        check(latest.metadata["steps_completed"] == 4 and latest.metadata["x"] == x, latest.metadata)
+        check(t.top_checkpoint().uuid == latest.uuid, "the best checkpoint of a trial is its last (loss falls)")
+        check(t.select_checkpoint(uuid=latest.uuid).uuid == latest.uuid, "select_checkpoint(uuid)")
+        raises(client.NotFoundException, "no-such-uuid", lambda: t.select_checkpoint(uuid="no-such-uuid"))
+    by_x = {t.hparams["x"]: t for t in trials}
+    best = exp.top_checkpoint()
+    check(best.training.trial_id == by_x[3].id and best.metadata["x"] == 3, f"the best checkpoint is x = 3's: {best}")
+    check(abs(best.training.validation_metrics["avgMetrics"]["loss"] - 10 / 4) < 1e-9, best.training.validation_metrics)
+    top = exp.top_n_checkpoints(4)
+    check([c.metadata["x"] for c in top][0] == 3 and sorted(c.metadata["x"] for c in top[1:3]) == [2, 4]
+          and top[3].metadata["x"] == 1, [c.metadata for c in top])
+    by_accuracy = exp.top_checkpoint(sort_by="accuracy", smaller_is_better=False)
+    check(by_accuracy.uuid == best.uuid, "the best by accuracy (larger is better) is the best by loss")
+    worst = exp.top_checkpoint(sort_by="loss", smaller_is_better=False)
+    check(worst.metadata["x"] == 1, f"smaller_is_better=False ranks the other way: {worst.metadata}")
+
+    # Checkpoints by uuid, across experiments; download; metadata; delete.
+    found = client.get_checkpoint(best.uuid)
+    check(found.uuid == best.uuid and found.training.experiment_id == exp.id and found.state == client.CheckpointState.COMPLETED,
+          found)
+    target = home / "downloaded"
+    path = found.download(str(target))
+    check(json.loads((pathlib.Path(path) / "model.json").read_text()) == {"x": 3, "steps": 4}, "downloaded files")
+    check(json.loads((pathlib.Path(path) / "metadata.json").read_text())["x"] == 3, "downloaded metadata")
+    found.add_metadata({"note": "best"})
+    check(client.get_checkpoint(best.uuid).metadata["note"] == "best", "add_metadata is kept")
+    found.remove_metadata(["note"])
+    check("note" not in client.get_checkpoint(best.uuid).metadata, "remove_metadata is kept")
+    found.write_metadata_file(str(home / "meta.json"))
+    check(json.loads((home / "meta.json").read_text())["steps_completed"] == 4, "write_metadata_file")
+    cwd = os.getcwd()
+    os.chdir(home)
+    try:
+        check(found.download() == f"checkpoints/{best.uuid}", "download() defaults to checkpoints/UUID")
+    finally:
+        os.chdir(cwd)
+    doomed = by_x[1].select_checkpoint(latest=True)
+    doomed.delete()
+    check(doomed.state == client.CheckpointState.DELETED, doomed.state)
+    raises(client.NotFoundException, doomed.uuid, lambda: client.get_checkpoint(doomed.uuid))
+
+    # A second experiment from a dict: new experiment id, trial ids continue.
+    second = client.create_experiment(config(xs=(3,), name="second"), str(model_dir))
+    check(second.id == 2, second.id)
+    wait(second, "COMPLETED")
+    (trial,) = second.get_trials()
+    check(trial.id == max(ids) + 1, f"trial ids are global: {trial.id} after {ids}")
+    check(client.get_trial(trial.id).experiment_id == 2, "get_trial finds the experiment")
+    check(client.get_checkpoint(trial.top_checkpoint().uuid).training.experiment_id == 2, "uuid in experiment 2")
+
+    listed = json.loads(cli("ls", "--json").stdout)
+    check([(e["id"], e["state"], e["trials"]) for e in listed] == [(1, "COMPLETED", 4), (2, "COMPLETED", 1)], listed)
+    human = cli("describe", "1").stdout
+    check("COMPLETED" in human and "sdk-test" in human, human)
+
+    exp.delete()
+    raises(client.NotFoundException, "experiment 1 not found", lambda: client.get_experiment(1))
+    raises(client.NotFoundException, f"trial {ids[0]} not found", lambda: client.get_trial(ids[0]))
+    check(client.get_trial(trial.id).experiment_id == 2, "deleting experiment 1 keeps experiment 2's trials")
+    third = client.create_experiment(config(xs=(2,)), str(model_dir))
+    check(third.id == 3, f"ids are not reused after a delete while a larger one exists: {third.id}")
+    wait(third, "COMPLETED")
+
+
+def registry():
+    exp = client.create_experiment(config(xs=(2, 3)), str(model_dir))
+    wait(exp, "COMPLETED")
+    best = exp.top_checkpoint()
+    model = client.create_model("digits", description="the best digits model", metadata={"owner": "me"},
+                                labels=["sgd"])
+    check(model.model_id == 1 and model.name == "digits" and model.metadata == {"owner": "me"}, model)
+    raises(client.APIException, "already exists", lambda: client.create_model("digits"))
+    other = client.create_model("another", labels=["sgd", "old"])
+    check(client.get_model("digits").model_id == 1 and client.get_model(2).name == "another", "get_model by name/id")
+    check(client.get_model_by_id(1).name == "digits", "get_model_by_id")
+    check([m.name for m in client.get_models()] == ["another", "digits"], "sorted by name")
+    check([m.name for m in client.get_models(order_by=client.ModelOrderBy.DESCENDING)] == ["digits", "another"], "desc")
+    check([m.name for m in client.get_models(name="dig")] == ["digits"], "filtered by name")
+    check([m.name for m in client.get_models(description="best")] == ["digits"], "filtered by description")
+    check(client.get_model_labels() == ["sgd", "old"], client.get_model_labels())
+    check(model.get_version() is None, "no version yet")
+    v1 = model.register_version(best.uuid)
+    v2 = model.register_version(exp.get_trials()[0].top_checkpoint().uuid)
+    check((v1.model_version, v2.model_version) == (1, 2), (v1, v2))
+    check(model.get_version().model_version == 2 and model.get_version(1).checkpoint.uuid == best.uuid, "get_version")
+    check([v.model_version for v in model.get_versions()] == [2, 1], "versions, newest first")
+    check([v.model_version for v in model.get_versions(client.ModelOrderBy.ASCENDING)] == [1, 2], "ascending")
+    raises(client.NotFoundException, "no version 7", lambda: model.get_version(7))
+    raises(client.NotFoundException, "no-such", lambda: model.register_version("no-such"))
+    model.add_metadata({"stage": "prod"})
+    model.remove_metadata(["owner"])
+    model.set_labels(["final"])
+    model.archive()
+    again = client.get_model("digits")
+    check(again.metadata == {"stage": "prod"} and again.labels == ["final"] and again.archived, vars(again))
+    model.unarchive()
+    check(not client.get_model(1).archived, "unarchive")
+    other.delete()
+    raises(client.NotFoundException, "another", lambda: client.get_model("another"))
+
+
+def pause():
+    exp = client.create_experiment(config(sleep=0.3, length=12), str(model_dir))
+    exp.await_first_trial()
+    poll(lambda: len(checkpoints_of(exp)) >= 2, "the first checkpoints")
+    raises(client.APIException, "pause or kill it", exp.delete)
+    exp.pause()
+    check(exp.state == client.ExperimentState.PAUSED, f"pause() returns once paused: {exp.state}")
+    check(exp.wait(interval=0.1) == client.ExperimentState.PAUSED, "wait() returns PAUSED")
+    ids = [t.id for t in exp.get_trials()]
+    exp.activate()
+    check(exp.state in (client.ExperimentState.ACTIVE, client.ExperimentState.COMPLETED), exp.state)
+    wait(exp, "COMPLETED")
+    check([t.id for t in exp.get_trials()][:len(ids)] == ids, "a resumed experiment keeps its trial ids")
+    check(len(exp.get_trials()) == 4 and exp.top_checkpoint().metadata["x"] == 3, "the search finished")
+    log = "".join(t for trial in exp.get_trials() for t in trial.logs())
+    check("paused at step" in log, "some trial was paused mid-operation and resumed")
+
+
+def kill():
+    exp = client.create_experiment(config(sleep=0.5, length=40), str(model_dir))
+    exp.await_first_trial()
+    exp.kill()
+    check(exp.state == client.ExperimentState.CANCELED, f"kill() returns once canceled: {exp.state}")
+    check(exp.wait(interval=0.1) == client.ExperimentState.CANCELED, "wait() returns CANCELED")
+    raises(client.APIException, "only a PAUSED experiment can be activated", exp.activate)
+    exp.kill()  # nothing to do: it has ended
+    # A paused experiment killed becomes CANCELED too.
+    paused = client.create_experiment(config(sleep=0.5, length=40), str(model_dir))
+    paused.await_first_trial()
+    paused.pause()
+    paused.kill()
+    check(paused.state == client.ExperimentState.CANCELED, paused.state)
+    paused.delete()
+    raises(client.NotFoundException, f"experiment {paused.id} not found", lambda: client.get_experiment(paused.id))
+
+
+def sigkill():
+    exp = client.create_experiment(config(sleep=0.3, length=10), str(model_dir))
+    exp.await_first_trial()
+    poll(lambda: len(checkpoints_of(exp)) >= 2, "the first checkpoints")
+    pid = exp.describe()["pid"]
+    os.kill(pid, signal.SIGKILL)
+    poll(lambda: exp.state == client.ExperimentState.PAUSED, "the killed runner's experiment to read PAUSED")
+    check("without recording an end" in exp.describe()["reason"], exp.describe()["reason"])
+    before = {t.id: t._request_id for t in exp.get_trials()}
+    exp.activate()
+    wait(exp, "COMPLETED")
+    after = {t.id: t._request_id for t in exp.get_trials()}
+    check(all(after[i] == r for i, r in before.items()), f"trial ids survive the crash: {before} {after}")
+    entries = [json.loads(line) for line in (home / "store" / "trials.jsonl").read_text().splitlines()]
+    check(len(entries) == len({e["trial_id"] for e in entries}) == 4, f"one id per trial: {entries}")
+    check(exp.top_checkpoint().metadata["x"] == 3, "the search finished with the right best")
+
+
+def errors():
+    bad = home / "bad.yaml"
+    bad.write_text("name: bad\nentrypoint: true\nsearcher:\n  name: grid\n  metric: loss\n  max_length: {batches: -3}\n"
+                   "hyperparameters: {}\n")
+    message = raises(client.APIException, str(bad), lambda: client.create_experiment(str(bad), str(model_dir)))
+    check(f"{bad}:6:" in message, f"the config error has file:line:col: {message}")
+    check(not (home / "store" / "experiments" / "1").exists(), "nothing is stored for a bad config")
+    raises(client.NotFoundException, "experiment 42 not found", lambda: client.get_experiment(42))
+    raises(client.NotFoundException, "trial 42 not found", lambda: client.get_trial(42))
+    raises(client.NotFoundException, "checkpoint 0123-abc not found", lambda: client.get_checkpoint("0123-abc"))
+    raises(client.NotFoundException, "model 'nope' not found", lambda: client.get_model("nope"))
+    raises(client.APIException, "model directory", lambda: client.create_experiment(config(), str(home / "missing")))
+    raises(ValueError, "needs model_dir", lambda: client.create_experiment(config()))
+    exp = client.create_experiment(config(xs=(3,)), str(model_dir))
+    wait(exp, "COMPLETED")
+    message = cli("describe", "9", expect=2).stderr
+    check("experiment 9 not found" in message and "(experiments: 1)" in message, message)
+    check("'x' is not an experiment id" in cli("pause", "x", expect=2).stderr, "a bad id is named")
+    check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "1", expect=2).stderr, "pause a completed")
+    client.login(master="http://ignored:8080", user="me")  # accepted, nothing to log in to
+    check(client.get_experiment(1).id == 1, "login() keeps the client working")
+    # A trial that fails: the experiment ends ERROR.
+    (model_dir / "fail.py").write_text("raise SystemExit(3)\n")
+    failing = config(xs=(1,))
+    failing["entrypoint"] = f"{sys.executable} fail.py"
+    failed = client.create_experiment(failing, str(model_dir))
+    wait(failed, "ERROR")
+
+
+{"lifecycle": lifecycle, "registry": registry, "pause": pause, "kill": kill, "sigkill": sigkill,
+ "errors": errors}[case]()
+# Only what the test made is cleaned up; any runner left would hold its store (ended above).
+shutil.rmtree(home, ignore_errors=True)
+print(f"sdk_test {case}: ok")
