@@ -16,6 +16,7 @@
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/runner/experiment.hpp"
 #include "cli_args.hpp"
+#include "store.hpp"
 #include "store_commands.hpp"
 
 namespace hpsearch {
@@ -152,6 +153,13 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
     if (command == "resume") {
       const Parsed parsed = parse(rest, with_launch_options({"--slots", "--snapshot-every", "--pause-seconds"}), {}, "--sbatch-arg");
       if (parsed.positional.size() != 1) throw UsageError("resume takes one experiment directory");
+      if (const auto id = store::experiment_of_run_directory(parsed.positional.front())) {
+        const std::string n = std::to_string(*id);
+        throw UsageError("'" + parsed.positional.front() + "' is the run of experiment " + n +
+                         " in the experiment store: continue it with `searcher-run activate " + n +
+                         "` (resume would run it outside the store: without global trial ids, and "
+                         "with its state unrecorded)");
+      }
       RunnerOptions options = runner_options(parsed, err_is_terminal);
       options.launch = launch_settings(parsed, saved_launch_settings(parsed.positional.front()));
       const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);

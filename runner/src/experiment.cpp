@@ -315,7 +315,7 @@ class Experiment final : private SupervisorListener {
     write_state();
     report_.clear_status();
     const bool paused = interrupted_ && !shut_down_;
-    report_.summary(paused, shutdown_.failure, trials_);
+    report_.summary(paused, shutdown_.failure, trials_, options_.continue_command);
     return {paused ? RunEnd::kInterrupted : shutdown_.failure ? RunEnd::kFailed : RunEnd::kCompleted,
             interrupted_};
   }

@@ -141,12 +141,14 @@ void Report::clear_status() {
   status_drawn_ = false;
 }
 
-void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials) {
+void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
+                     const std::string& continue_command) {
   const OutcomeCounts c = counts(trials);
   if (interrupted) {
     out_ << "paused: " << trials.size() << " trials so far (" << c.completed << " completed, "
          << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
-         << directory_.string() << "\ncontinue with: searcher-run resume " << directory_.string() << '\n';
+         << directory_.string() << "\ncontinue with: "
+         << (continue_command.empty() ? "searcher-run resume " + directory_.string() : continue_command) << '\n';
     return;
   }
   out_ << "search " << (failed ? "failed" : "completed") << ": " << trials.size()

@@ -62,7 +62,9 @@ class Report {
   void clear_status();
 
   /// Prints how the search ended (or that it was paused) on stdout.
-  void summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials);
+  /// The end of a run; a paused one names `continue_command` (empty: `searcher-run resume DIR`).
+  void summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
+               const std::string& continue_command);
 
  private:
   const ExperimentConfig& config_;

@@ -95,6 +95,23 @@ std::uint64_t parse_experiment_id(const std::string& text) {
   return id;
 }
 
+std::optional<std::uint64_t> experiment_of_run_directory(const std::filesystem::path& directory) {
+  std::error_code error;
+  std::filesystem::path run = std::filesystem::weakly_canonical(directory, error);
+  if (error) return std::nullopt;
+  if (run.filename().empty()) run = run.parent_path();  // a trailing slash
+  const std::filesystem::path experiment = run.parent_path();
+  if (run.filename() != "run" || experiment.parent_path().filename() != "experiments" ||
+      !std::filesystem::exists(experiment / "state.json", error)) {
+    return std::nullopt;
+  }
+  try {
+    return parse_experiment_id(experiment.filename().string());
+  } catch (const StoreError&) {
+    return std::nullopt;
+  }
+}
+
 bool wait_until(const std::function<bool()>& done, double seconds) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (!done()) {

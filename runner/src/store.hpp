@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -94,6 +95,10 @@ class Store {
   std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> trial_ids_;  // cache of trials.jsonl
   bool trial_ids_loaded_ = false;
 };
+
+/// The store experiment whose run directory (ROOT/experiments/ID/run) `directory` is, if it is
+/// one: such a run is continued by `activate`, which keeps the store's records.
+[[nodiscard]] std::optional<std::uint64_t> experiment_of_run_directory(const std::filesystem::path& directory);
 
 /// "12" -> 12; anything else is a StoreError naming the text.
 [[nodiscard]] std::uint64_t parse_experiment_id(const std::string& text);

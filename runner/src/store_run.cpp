@@ -27,10 +27,9 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
     return store.trial_id(id, request_id, index);
   };
   options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
+  options.continue_command = "searcher-run activate " + std::to_string(id);
   const int code = body(options, out, err);
-  if (store.record_end(id, code) == "PAUSED") {
-    err << "experiment " << id << " is PAUSED: `searcher-run activate " << id << "` continues it\n";
-  }
+  (void)store.record_end(id, code);
   return code;
 }
 

@@ -341,6 +341,8 @@ TEST_CASE("searcher-run: SIGTERM pauses every trial; resume finishes the search"
   const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
   CHECK(run_and_kill(config.string(), dir, "2", 20, SIGTERM) == 128 + SIGTERM);
   CHECK(read_file(dir / "first.out").find("paused: ") != std::string::npos);
+  CHECK(read_file(dir / "first.out").find("continue with: searcher-run resume " + (dir / "exp").string() + "\n") !=
+        std::string::npos);
   const nlohmann::json paused = experiment(dir / "exp");
   CHECK(paused["state"] == "paused");
   const auto before = validations(paused);

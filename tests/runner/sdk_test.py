@@ -249,6 +249,12 @@ def pause():
     exp.pause()
     check(exp.state == client.ExperimentState.PAUSED, f"pause() returns once paused: {exp.state}")
     check(exp.wait(interval=0.1) == client.ExperimentState.PAUSED, "wait() returns PAUSED")
+    log = (home / "store" / "experiments" / str(exp.id) / "experiment.log").read_text()
+    check(f"continue with: searcher-run activate {exp.id}\n" in log and "searcher-run resume" not in log,
+          f"a paused store run names activate: {log[-300:]}")
+    states = {t.id: t.state for t in exp.get_trials()}
+    check(client.TrialState.PAUSED in states.values() and client.TrialState.ACTIVE not in states.values(),
+          f"a paused experiment's unfinished trials read PAUSED: {states}")
     ids = [t.id for t in exp.get_trials()]
     exp.activate()
     check(exp.state in (client.ExperimentState.ACTIVE, client.ExperimentState.COMPLETED), exp.state)
@@ -265,6 +271,9 @@ def kill():
     exp.kill()
     check(exp.state == client.ExperimentState.CANCELED, f"kill() returns once canceled: {exp.state}")
     check(exp.wait(interval=0.1) == client.ExperimentState.CANCELED, "wait() returns CANCELED")
+    states = {t.id: t.state for t in exp.get_trials()}
+    check(client.TrialState.CANCELED in states.values() and client.TrialState.ACTIVE not in states.values(),
+          f"a killed experiment's unfinished trials read CANCELED: {states}")
     raises(client.APIException, "only a PAUSED experiment can be activated", exp.activate)
     exp.kill()  # nothing to do: it has ended
     # A paused experiment killed becomes CANCELED too.
@@ -314,6 +323,11 @@ def errors():
     check("experiment 9 not found" in message and "(experiments: 1)" in message, message)
     check("'x' is not an experiment id" in cli("pause", "x", expect=2).stderr, "a bad id is named")
     check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "1", expect=2).stderr, "pause a completed")
+    # A store experiment's run is continued by activate, which keeps the store's records.
+    run_dir = home / "store" / "experiments" / "1" / "run"
+    message = cli("resume", f"{run_dir}/", expect=2).stderr
+    check("is the run of experiment 1 in the experiment store" in message and "searcher-run activate 1" in message,
+          message)
     client.login(master="http://ignored:8080", user="me")  # accepted, nothing to log in to
     check(client.get_experiment(1).id == 1, "login() keeps the client working")
     # A trial that fails: the experiment ends ERROR.

@@ -117,6 +117,9 @@ _TRIAL_STATES = {"running": TrialState.ACTIVE, "waiting": TrialState.ACTIVE, "pa
                  "completed": TrialState.COMPLETED, "stopped": TrialState.COMPLETED,
                  "user_requested_stop": TrialState.COMPLETED, "invalid_hp": TrialState.COMPLETED,
                  "errored": TrialState.ERROR}
+# The state of a trial that has not ended, by its experiment's state (once the runner is gone).
+_UNFINISHED_TRIAL_STATES = {"PAUSED": TrialState.PAUSED, "CANCELED": TrialState.CANCELED,
+                            "ERROR": TrialState.ERROR}
 
 
 # ---- the store and searcher-run ----------------------------------------------------------------
@@ -355,9 +358,9 @@ class TrialReference:
     def __repr__(self) -> str:
         return f"TrialReference(id={self.id}, experiment_id={self.experiment_id})"
 
-    def _record(self) -> Dict[str, Any]:
+    def _record(self, described: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         """The trial in experiment.json (empty until the runner's first snapshot lists it)."""
-        experiment = _describe(self.experiment_id).get("experiment") or {}
+        experiment = (described or _describe(self.experiment_id)).get("experiment") or {}
         for t in experiment.get("trials", []):
             if t.get("request_id") == self._request_id:
                 return t
@@ -381,7 +384,13 @@ class TrialReference:
 
     @property
     def state(self) -> TrialState:
-        return _TRIAL_STATES.get(self._record().get("outcome", "waiting"), TrialState.ACTIVE)
+        described = _describe(self.experiment_id)
+        state = _TRIAL_STATES.get(self._record(described).get("outcome", "waiting"), TrialState.ACTIVE)
+        # A trial that has not ended stops with its experiment, as Determined's do: PAUSED with
+        # a paused experiment, CANCELED with a killed one, ERROR with one that failed.
+        if state in (TrialState.ACTIVE, TrialState.PAUSED):
+            state = _UNFINISHED_TRIAL_STATES.get(described.get("state"), state)
+        return state
 
     @property
     def summary_metrics(self) -> Dict[str, Any]:

@@ -51,6 +51,9 @@ struct RunnerOptions {
   std::function<std::uint64_t(const std::string& request_id, std::uint32_t index)> trial_id;
   /// More environment for every trial (the store's HPSEARCH_EXPERIMENT_ID).
   std::map<std::string, std::string> trial_environment;
+  /// The command a paused run tells the user to continue with; empty: `searcher-run resume DIR`
+  /// (the store's runs say `searcher-run activate ID`).
+  std::string continue_command;
 };
 
 /// How a run ended.
