@@ -106,18 +106,20 @@ class Master {
   /// The searcher accepted the line `next` gave and answered `answer` (the drive protocol's
   /// {"operations":[...]}).
   void answered(const nlohmann::json& answer) {
-    if (pending_) {
+    if (pending_ && pending_->kind == Kind::kInitial) {
+      started_ = true;  // no trial yet: initial_operations names none
+    } else if (pending_) {
       Trial& t = trials_[pending_->trial];
       switch (pending_->kind) {
-        case Kind::kInitial: started_ = true; break;
+        case Kind::kInitial: break;
         case Kind::kCreated: t.created = true; break;
         case Kind::kClosed: t.closed = true; break;
         case Kind::kValidated: t.op_completed = true; break;
         case Kind::kProgress: break;
         case Kind::kExited: t.exited = true; break;
       }
-      pending_.reset();
     }
+    pending_.reset();
     for (const nlohmann::json& op : answer.at("operations")) {
       const std::string& type = op.at("type").get_ref<const std::string&>();
       if (type == "create") {
