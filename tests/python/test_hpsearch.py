@@ -200,6 +200,19 @@ class SimulatorTest(unittest.TestCase):
         self.assertEqual(sum(got["results"].values()), 30)
         self.assertEqual(got["workers"]["workers"], 3)
 
+    def test_a_config_without_max_length_is_not_simulated(self):
+        # Determined 0.38's form: each trial's script decides how long; the simulator refuses it
+        # as searcher-sim does, and the in-process Searcher serves it with the nominal length 1.
+        config = {"searcher": {"name": "random", "metric": "loss", "max_trials": 2},
+                  "hyperparameters": {"x": {"type": "double", "minval": 0, "maxval": 1}}}
+        for call in (lambda: hpsearch.run(config, "counting-ones-1", workers=1),
+                     lambda: hpsearch.preview(config),
+                     lambda: hpsearch.compare([config], "counting-ones-1", workers=1)):
+            with self.assertRaisesRegex(ValueError, r"searcher.max_length: not given"):
+                call()
+        ops = hpsearch.Searcher(config, seed=0).initial_operations()
+        self.assertEqual([op["length"] for op in ops if op["type"] == "validate_after"], [1, 1])
+
     def test_bad_options_name_the_flag(self):
         with self.assertRaisesRegex(hpsearch.UsageError, r"^--workers: must be an integer .* got '0'$"):
             hpsearch.run(HARTMANN, "mf-hartmann6", workers=0)
