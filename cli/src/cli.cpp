@@ -16,6 +16,16 @@ OptionSet& OptionSet::flag(std::string name, std::string help) {
   return *this;
 }
 
+OptionSet& OptionSet::repeatable(std::string name, std::string placeholder, std::string help) {
+  options_.push_back({std::move(name), std::move(placeholder), std::move(help), true});
+  return *this;
+}
+
+OptionSet& OptionSet::argument(std::string placeholder, std::string help) {
+  arguments_.push_back({"", std::move(placeholder), std::move(help)});
+  return *this;
+}
+
 OptionSet& OptionSet::heading(std::string text) {
   options_.push_back({"", "", std::move(text)});
   return *this;
@@ -23,6 +33,7 @@ OptionSet& OptionSet::heading(std::string text) {
 
 OptionSet& OptionSet::add(const OptionSet& group) {
   options_.insert(options_.end(), group.options_.begin(), group.options_.end());
+  arguments_.insert(arguments_.end(), group.arguments_.begin(), group.arguments_.end());
   return *this;
 }
 
@@ -42,20 +53,37 @@ Args OptionSet::parse(const std::vector<std::string>& args) const {
   for (const Option& o : options_) {
     if (!o.placeholder.empty()) parsed.placeholders_[o.name] = o.placeholder;
   }
+  for (const Option& a : arguments_) parsed.argument_help_[a.placeholder] = a.help;
+  std::size_t positional = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i];
+    if (!name.starts_with("-") || name == "-") {
+      if (positional >= arguments_.size()) {
+        std::string takes;
+        for (const Option& a : arguments_) takes += " " + a.placeholder;
+        throw UsageError("unexpected argument '" + name + "' (" + command_ +
+                         (takes.empty() ? " takes no argument, only options" : " takes" + takes) + ")");
+      }
+      parsed.arguments_[arguments_[positional++].placeholder] = name;
+      continue;
+    }
     std::optional<std::string> given;
     if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
       given = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
     const Option* option = find(name);
-    if (option != nullptr && option->placeholder.empty() && !given) {
+    if (option != nullptr && option->placeholder.empty()) {
+      if (given) throw UsageError(name + ": takes no value, got '" + args[i] + "'");
       parsed.flags_.insert(name);
-    } else if (option != nullptr && !option->placeholder.empty()) {
+    } else if (option != nullptr) {
       if (!given) {
         if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
         given = args[++i];
+      }
+      if (option->repeatable) {
+        parsed.repeated_[name].push_back(*given);
+        continue;
       }
       if (parsed.values_.contains(name)) throw UsageError(name + ": given twice");
       parsed.values_[name] = *given;
@@ -76,36 +104,65 @@ Args OptionSet::parse(const std::vector<std::string>& args) const {
   return parsed;
 }
 
-std::string OptionSet::help() const {
-  // Help text starts in one column after the names; a name longer than kMaxHead has its help
-  // on the lines below instead of pushing every column to the right.
-  constexpr std::size_t kMaxHead = 24;
+namespace {
+
+using Rows = std::vector<std::pair<std::string, std::string>>;
+
+// Text starts in one column after the heads; a head longer than max_head has its text on the
+// lines below instead of pushing every column to the right.
+std::size_t column_of(const Rows& rows, std::size_t max_head, std::size_t min_width = 0) {
+  std::size_t width = min_width;
+  for (const auto& [head, text] : rows) {
+    if (head.size() <= max_head) width = std::max(width, head.size());
+  }
+  return width;
+}
+
+void put_row(std::ostream& out, const std::string& head, const std::string& text, std::size_t width) {
+  std::istringstream lines(text);
+  std::string line;
+  if (head.size() > width) {
+    out << "  " << head << '\n';
+  } else if (!std::getline(lines, line)) {
+    out << "  " << head << '\n';
+  } else {
+    out << "  " << head << std::string(width - head.size(), ' ') << "  " << line << '\n';
+  }
+  while (std::getline(lines, line)) out << std::string(2 + width + 2, ' ') << line << '\n';
+}
+
+}  // namespace
+
+std::string columns(const Rows& rows, std::size_t max_head, std::size_t min_width) {
+  const std::size_t width = column_of(rows, max_head, min_width);
+  std::ostringstream out;
+  for (const auto& [head, text] : rows) put_row(out, head, text, width);
+  return out.str();
+}
+
+std::string OptionSet::help(const std::string& title) const {
+  std::ostringstream out;
+  if (!arguments_.empty()) {
+    Rows rows;
+    for (const Option& a : arguments_) rows.emplace_back(a.placeholder, a.help);
+    out << "Arguments:\n" << columns(rows) << '\n';
+  }
   const auto head_of = [](const Option& o) {
     return o.name + (o.placeholder.empty() ? "" : " " + o.placeholder);
   };
-  std::size_t width = 0;
+  Rows rows;
   for (const Option& o : options_) {
-    if (!o.name.empty() && head_of(o).size() <= kMaxHead) width = std::max(width, head_of(o).size());
+    if (!o.name.empty()) rows.emplace_back(head_of(o), o.help);
   }
-  const std::string indent(2 + width + 2, ' ');
-  std::ostringstream out;
-  out << "Options:\n";
+  // One column for every option of the command, headings included.
+  const std::size_t width = column_of(rows, 24);
+  out << title << '\n';
   for (const Option& o : options_) {
     if (o.name.empty()) {
       out << '\n' << o.help << '\n';
-      continue;
-    }
-    std::string head = head_of(o);
-    std::istringstream lines(o.help);
-    std::string line;
-    if (head.size() > width) {
-      out << "  " << head << '\n';
     } else {
-      head.resize(width, ' ');
-      std::getline(lines, line);
-      out << "  " << head << "  " << line << '\n';
+      put_row(out, head_of(o), o.help, width);
     }
-    while (std::getline(lines, line)) out << indent << line << '\n';
   }
   return out.str();
 }
@@ -113,6 +170,18 @@ std::string OptionSet::help() const {
 std::optional<std::string> Args::value(const std::string& name) const {
   const auto it = values_.find(name);
   return it == values_.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+  const auto it = repeated_.find(name);
+  return it == repeated_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::string Args::argument(const std::string& placeholder) const {
+  if (const auto it = arguments_.find(placeholder); it != arguments_.end()) return it->second;
+  const auto help = argument_help_.find(placeholder);
+  throw UsageError(placeholder + " is required" +
+                   (help == argument_help_.end() ? "" : " (" + help->second + ")"));
 }
 
 std::string Args::required(const std::string& name) const {

@@ -12,13 +12,13 @@ namespace hpsearch::store {
 
 namespace fs = std::filesystem;
 
-int activate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool terminal) {
+namespace {
+
+int activate_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& err, bool terminal) {
   using namespace runner_cli;
-  const Parsed parsed = parse(args, {"--slots", "--snapshot-every", "--pause-seconds"}, {"--attached"});
-  if (parsed.positional.size() != 1) throw UsageError("activate takes one experiment id");
   const RunnerOptions options = runner_options(parsed, terminal);
   Store store(default_root());
-  const std::uint64_t id = parse_experiment_id(parsed.positional.front());
+  const std::uint64_t id = parse_experiment_id(parsed.argument("ID"));
   const Status status = store.status(id);
   if (status.alive) {
     out << "experiment " << id << " is already " << status.state << '\n';
@@ -39,7 +39,23 @@ int activate_command(const std::vector<std::string>& args, std::ostream& out, st
     });
   };
   const auto announce = [&] { out << "experiment " << id << " is ACTIVE" << std::endl; };
-  return run_in_store(store, id, !parsed.values.contains("--attached"), options, body, announce, out, err);
+  return run_in_store(store, id, !parsed.flag("--attached"), options, body, announce, out, err);
+}
+
+}  // namespace
+
+const runner_cli::Command& activate_command() {
+  static const runner_cli::Command command{
+      "activate ID [--attached] [run options]",
+      "a PAUSED experiment (or one whose runner was killed) resumes",
+      "Resumes a PAUSED experiment (paused, or its runner was killed) from its journal, in the\n"
+      "background (output appended to its experiment.log), unless --attached.\n",
+      runner_cli::with_run_options(cli::OptionSet("activate")
+                                       .add(runner_cli::experiment_id_argument())
+                                       .flag("--attached", "run it here and exit as `searcher-run resume` does"),
+                                   false),
+      activate_experiment};
+  return command;
 }
 
 }  // namespace hpsearch::store

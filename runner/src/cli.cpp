@@ -1,55 +1,60 @@
+// searcher-run's dispatcher: the main help (made from the commands' declarations), the choice
+// of subcommand, `help` and `--help`. Each subcommand is a file (run_command.cpp,
+// create_command.cpp, ...) declaring its options over the CLI library; what they share is in
+// cli_args.cpp.
 #include "hpsearch/runner/cli.hpp"
 
-#include <signal.h>
-#include <unistd.h>
-
-#include <charconv>
-#include <cmath>
-#include <map>
-#include <optional>
+#include <algorithm>
 #include <ostream>
-#include <set>
-#include <stdexcept>
-#include <thread>
+#include <utility>
 
-#include "hpsearch/config/command_line.hpp"
-#include "hpsearch/config/config.hpp"
-#include "hpsearch/runner/experiment.hpp"
 #include "cli_args.hpp"
-#include "store.hpp"
+#include "hpsearch/config/command_line.hpp"
 #include "store_commands.hpp"
 
 namespace hpsearch {
+namespace runner_cli {
+
+const std::vector<const Command*>& commands() {
+  static const std::vector<const Command*> all{
+      &run_command(),           &resume_command(),          &store::create_command(), &store::ls_command(),
+      &store::describe_command(), &store::pause_command(), &store::activate_command(), &store::kill_command(),
+      &store::delete_command()};
+  return all;
+}
+
+}  // namespace runner_cli
 namespace {
 
-constexpr const char* kHelp = R"(searcher-run: run a hyperparameter search with real training processes, on this machine or
-as Slurm jobs (--launcher slurm).
+using runner_cli::Command;
 
-Usage:
-  searcher-run run --config FILE --dir DIR [options]   start an experiment in DIR
-  searcher-run resume DIR [options]                     continue one after a crash or Ctrl-C
-  searcher-run help                                     this text
+// The synopsis and summary of `commands` as the main help's aligned list; a longer synopsis
+// has its summary below.
+constexpr std::size_t kSynopsisWidth = 31;
 
-The experiment store ($HPSEARCH_HOME, default ${XDG_DATA_HOME:-~/.local/share}/hpsearch),
-which the Python SDK (determined.experimental.client) uses; see docs/sdk.md:
-  searcher-run create --config FILE [--model-dir DIR] [--include PATH]... [--seed N]
-                      [--detach] [--json] [run options]
-                                   a new experiment: the config, a snapshot of the model
-                                   directory (default: the config's; .detignore honoured) and
-                                   the run; prints its id; --detach returns at once, the run
-                                   going on in the background (output in experiment.log)
-  searcher-run ls [--json]         every experiment: id, state, trials, best metric
-  searcher-run describe ID [--json]
-                                   its state, trials (with global trial ids) and best
-  searcher-run pause ID [--timeout S]
-                                   its trials checkpoint and stop; it ends PAUSED
-  searcher-run activate ID [--attached] [run options]
-                                   a PAUSED experiment (or one whose runner was killed) resumes
-  searcher-run kill ID [--timeout S]
-                                   its trials are stopped; it ends CANCELED
-  searcher-run delete ID           removes an experiment that is not running
-  searcher-run --version
+std::string command_list(const std::vector<const Command*>& commands) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const Command* c : commands) rows.emplace_back("searcher-run " + c->synopsis, c->summary);
+  return cli::columns(rows, kSynopsisWidth, kSynopsisWidth);
+}
 
+std::string main_help() {
+  const std::vector<const Command*>& all = runner_cli::commands();
+  const std::vector<const Command*> runs(all.begin(), all.begin() + 2);
+  const std::vector<const Command*> store(all.begin() + 2, all.end());
+  return "searcher-run: run a hyperparameter search with real training processes, on this machine or\n"
+         "as Slurm jobs (--launcher slurm).\n"
+         "\n"
+         "Usage:\n" +
+         command_list(runs) +
+         cli::columns({{"searcher-run help [COMMAND]", "this text, or a command's options (also: COMMAND --help)"},
+                       {"searcher-run --version", ""}},
+                      kSynopsisWidth, kSynopsisWidth) +
+         "\n"
+         "The experiment store ($HPSEARCH_HOME, default ${XDG_DATA_HOME:-~/.local/share}/hpsearch),\n"
+         "which the Python SDK (determined.experimental.client) uses; see docs/sdk.md:\n" +
+         command_list(store) +
+         R"(
 Each trial runs the config's `entrypoint` (e.g. `entrypoint: python3 train.py`) through
 /bin/sh, in the context directory (where the config is, unless --context), with its own
 directory DIR/trials/N-ID/ for its log (output.log) and checkpoints. It learns its request
@@ -69,104 +74,67 @@ was killed, with nothing lost. Ctrl-C (SIGINT) or SIGTERM pauses every trial and
 second one stops the trials at once. DIR/experiment.json lists every trial, its operations,
 metrics and outcome; DIR/runner.log has the log.
 
-Options of run:
-  --config FILE        experiment config (YAML or JSON), required
-  --dir DIR            experiment directory (created; must be new or empty), required
-  --context DIR        the trials' working directory (default: the config's directory)
-  --seed N             search seed; overrides reproducibility.experiment_seed (default 0)
-Options of run, resume, create and activate (the run options):
-  --slots N            trials running at once (default: the number of CPUs)
-  --snapshot-every N   journal records between snapshots (default 64; at least one per
-                       trial, so large experiments snapshot less often)
-  --pause-seconds X    how long trials get to pause after Ctrl-C before they are killed (30)
-Where trials run (options of run and resume; resume keeps what run was given unless told):
-  --launcher KIND      local (default): processes on this machine; slurm: one Slurm job per
-                       trial launch (sbatch), so --slots may exceed this machine's CPUs
-  --partition P, --account A, --time T
-                       the jobs' Slurm partition, account and time limit
-  --sbatch-arg ARG     one more sbatch option for every job (repeat it: --sbatch-arg=--mem=4G)
-  --channel-address HOST[:PORT]
-                       trials reach the runner over TCP there (an address of the interface
-                       the jobs' nodes reach; default with slurm: this host's name, any port)
-  --shared-dir DIR     checkpoint storage: DIR/checkpoints (default: the experiment directory);
-                       with slurm, DIR and the experiment directory must be seen by every node
+)" + runner_cli::run_option_group().help("Run options (of run, resume, create and activate):") +
+         "\n" +
+         runner_cli::launch_option_group().help(
+             "Where trials run (options of run and resume; resume keeps what run was given unless told):") +
+         "\n"
+         "Exit codes: " +
+         std::to_string(cli::kExitOk) + " the search completed, " + std::to_string(cli::kExitFailure) +
+         " it failed (every trial errored) or the runner could not\n"
+         "go on, " +
+         std::to_string(cli::kExitUsage) +
+         " bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.\n";
+}
 
-Exit codes: 0 the search completed, 1 it failed (every trial errored) or the runner could not
-go on, 2 bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.
-)";
+const Command* find_command(const std::string& name) {
+  const std::vector<const Command*>& all = runner_cli::commands();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const Command* c) { return c->name() == name; });
+  return it == all.end() ? nullptr : *it;
+}
 
-
+std::string command_names() {
+  std::string names;
+  for (const Command* c : runner_cli::commands()) names += c->name() + ", ";
+  return names + "help";
+}
 
 }  // namespace
 
 int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                      bool err_is_terminal) {
-  using namespace runner_cli;
   if (args.empty()) {
-    err << kHelp;
-    return 2;
+    err << main_help();
+    return cli::kExitUsage;
   }
-  const std::string command = args.front();
+  const std::string name = args.front();
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  // The experiment store's commands (store_commands.hpp), one source file each.
-  using StoreCommand = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&, bool);
-  static const std::map<std::string, StoreCommand> store_commands{
-      {"create", store::create_command}, {"ls", store::ls_command},           {"describe", store::describe_command},
-      {"pause", store::pause_command},   {"activate", store::activate_command}, {"kill", store::kill_command},
-      {"delete", store::delete_command}};
-  return report_errors(command, err, [&]() -> int {
-    if (command == "help" || command == "--help" || command == "-h") {
-      out << kHelp;
-      return 0;
+  return runner_cli::report_errors(name, err, [&]() -> int {
+    if (name == "help" || name == "--help" || name == "-h") {
+      if (rest.empty()) {
+        out << main_help();
+        return cli::kExitOk;
+      }
+      const Command* command = find_command(rest.front());
+      if (command == nullptr || rest.size() > 1) {
+        throw UsageError("help takes one command name (commands: " + command_names() + "), got '" +
+                         rest.back() + "'");
+      }
+      out << command->help();
+      return cli::kExitOk;
     }
-    if (command == "--version") {
+    if (name == "--version") {
       out << "searcher-run " HPSEARCH_VERSION "\n";
-      return 0;
+      return cli::kExitOk;
     }
-    if (const auto store_command = store_commands.find(command); store_command != store_commands.end()) {
-      return store_command->second(rest, out, err, err_is_terminal);
+    const Command* command = find_command(name);
+    if (command == nullptr) throw UsageError("unknown command '" + name + "' (commands: " + command_names() + ")");
+    const cli::Args parsed = command->options.parse(rest);
+    if (parsed.flag("--help")) {
+      out << command->help();
+      return cli::kExitOk;
     }
-    if (command == "run") {
-      const Parsed parsed = parse(rest, with_launch_options({"--config", "--dir", "--context", "--seed", "--slots",
-                                                             "--snapshot-every", "--pause-seconds"}),
-                                  {}, "--sbatch-arg");
-      if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
-      if (!parsed.values.contains("--config")) throw UsageError("--config FILE is required");
-      if (!parsed.values.contains("--dir")) throw UsageError("--dir DIR is required");
-      RunnerOptions options = runner_options(parsed, err_is_terminal);
-      options.launch = launch_settings(parsed, LaunchSettings{});
-      const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);
-      std::optional<std::uint32_t> seed;
-      if (parsed.values.contains("--seed")) {
-        seed = static_cast<std::uint32_t>(parse_count("--seed", parsed.values.at("--seed"), 0, 4294967295U));
-      }
-      const std::filesystem::path config = parsed.values.at("--config");
-      const std::filesystem::path context = parsed.values.contains("--context")
-                                                ? std::filesystem::path(parsed.values.at("--context"))
-                                                : std::filesystem::absolute(config).parent_path();
-      if (!std::filesystem::is_directory(context)) {
-        throw UsageError("--context: '" + context.string() + "' is not a directory");
-      }
-      return exit_code(start_experiment(config, parsed.values.at("--dir"), context, seed, options,
-                                        *launcher, out, err));
-    }
-    if (command == "resume") {
-      const Parsed parsed = parse(rest, with_launch_options({"--slots", "--snapshot-every", "--pause-seconds"}), {}, "--sbatch-arg");
-      if (parsed.positional.size() != 1) throw UsageError("resume takes one experiment directory");
-      if (const auto id = store::experiment_of_run_directory(parsed.positional.front())) {
-        const std::string n = std::to_string(*id);
-        throw UsageError("'" + parsed.positional.front() + "' is the run of experiment " + n +
-                         " in the experiment store: continue it with `searcher-run activate " + n +
-                         "` (resume would run it outside the store: without global trial ids, and "
-                         "with its state unrecorded)");
-      }
-      RunnerOptions options = runner_options(parsed, err_is_terminal);
-      options.launch = launch_settings(parsed, saved_launch_settings(parsed.positional.front()));
-      const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);
-      return exit_code(resume_experiment(parsed.positional.front(), options, *launcher, out, err));
-    }
-    throw UsageError("unknown command '" + command +
-                     "' (commands: run, resume, create, ls, describe, pause, activate, kill, delete, help)");
+    return command->run(parsed, out, err, err_is_terminal);
   });
 }
 

@@ -14,86 +14,75 @@
 
 namespace hpsearch::runner_cli {
 
-Parsed parse(const std::vector<std::string>& args, const std::set<std::string>& options,
-             const std::set<std::string>& flags, const std::string& repeatable) {
-  Parsed parsed;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> value;
-    if (!name.starts_with("--")) {
-      parsed.positional.push_back(name);
-      continue;
-    }
-    if (const auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    if (flags.contains(name)) {
-      if (value) throw UsageError(name + " takes no value");
-      value = "1";
-    } else if (!options.contains(name)) {
-      std::set<std::string> all = options;
-      all.insert(flags.begin(), flags.end());
-      std::string list;
-      for (const std::string& o : all) list += (list.empty() ? "" : ", ") + o;
-      throw UsageError("unknown option '" + args[i] + "' (options: " + list + ")");
-    }
-    if (!value) {
-      if (i + 1 >= args.size()) throw UsageError(name + ": missing value");
-      value = args[++i];
-    }
-    if (name == repeatable) {
-      parsed.repeated.push_back(*value);
-      continue;
-    }
-    if (parsed.values.contains(name)) throw UsageError(name + ": given twice");
-    parsed.values[name] = *value;
-  }
-  return parsed;
+std::string Command::help() const {
+  return "Usage: searcher-run " + synopsis + "\n\n" + about + (about.empty() ? "" : "\n") + options.help();
 }
 
-RunnerOptions runner_options(const Parsed& parsed, bool terminal) {
+const cli::OptionSet& run_option_group() {
+  static const cli::OptionSet group = [] {
+    cli::OptionSet o("run options");
+    o.value("--slots", "N", "trials running at once (default: the number of CPUs)")
+        .value("--snapshot-every", "N",
+               "journal records between snapshots (default 64; at least one per\n"
+               "trial, so large experiments snapshot less often)")
+        .value("--pause-seconds", "X", "how long trials get to pause after Ctrl-C before they are killed (30)");
+    return o;
+  }();
+  return group;
+}
+
+RunnerOptions runner_options(const cli::Args& args, bool terminal) {
   RunnerOptions options;
   options.terminal = terminal;
-  options.slots = std::max(1U, std::thread::hardware_concurrency());
-  if (parsed.values.contains("--slots")) {
-    options.slots = parse_count("--slots", parsed.values.at("--slots"), 1, 4096);
-  }
-  if (parsed.values.contains("--snapshot-every")) {
-    options.snapshot_every = parse_count("--snapshot-every", parsed.values.at("--snapshot-every"), 1, 1'000'000);
-  }
-  if (parsed.values.contains("--pause-seconds")) {
-    options.pause_seconds = parse_nonnegative("--pause-seconds", parsed.values.at("--pause-seconds"));
-  }
+  options.slots = args.count("--slots", 1, 4096).value_or(std::max(1U, std::thread::hardware_concurrency()));
+  options.snapshot_every = args.count("--snapshot-every", 1, 1'000'000).value_or(options.snapshot_every);
+  options.pause_seconds = args.nonnegative("--pause-seconds").value_or(options.pause_seconds);
   return options;
 }
 
-std::set<std::string> with_launch_options(std::set<std::string> options) {
-  options.insert({"--launcher", "--partition", "--account", "--time", "--sbatch-arg", "--channel-address",
-                  "--shared-dir"});
+cli::OptionSet with_run_options(cli::OptionSet options, bool launch) {
+  options.flag("--help", "this text").heading("Run options:").add(run_option_group());
+  if (launch) options.heading("Where trials run:").add(launch_option_group());
   return options;
 }
 
-LaunchSettings launch_settings(const Parsed& parsed, LaunchSettings settings) {
-  const auto given = [&](const char* option) { return parsed.values.contains(option); };
-  if (given("--launcher")) {
-    settings.launcher = parsed.values.at("--launcher");
+const cli::OptionSet& launch_option_group() {
+  static const cli::OptionSet group = [] {
+    cli::OptionSet o("launch options");
+    o.value("--launcher", "KIND",
+            "local (default): processes on this machine; slurm: one Slurm job per\n"
+            "trial launch (sbatch), so --slots may exceed this machine's CPUs")
+        .value("--partition", "P", "the jobs' Slurm partition (slurm only)")
+        .value("--account", "A", "the jobs' Slurm account (slurm only)")
+        .value("--time", "T", "the jobs' Slurm time limit (slurm only)")
+        .repeatable("--sbatch-arg", "ARG", "one more sbatch option for every job (repeat it: --sbatch-arg=--mem=4G)")
+        .value("--channel-address", "HOST[:PORT]",
+               "trials reach the runner over TCP there (an address of the interface\n"
+               "the jobs' nodes reach; default with slurm: this host's name, any port)")
+        .value("--shared-dir", "DIR",
+               "checkpoint storage: DIR/checkpoints (default: the experiment directory);\n"
+               "with slurm, DIR and the experiment directory must be seen by every node");
+    return o;
+  }();
+  return group;
+}
+
+LaunchSettings launch_settings(const cli::Args& args, LaunchSettings settings) {
+  if (const std::optional<std::string> launcher = args.value("--launcher")) {
+    settings.launcher = *launcher;
     if (settings.launcher != "local" && settings.launcher != "slurm") {
       throw UsageError("--launcher: expected local or slurm, got '" + settings.launcher + "'");
     }
   }
-  for (const char* option : {"--partition", "--account", "--time"}) {
-    if (given(option) && settings.launcher != "slurm") throw UsageError(std::string(option) + ": only with --launcher slurm");
+  for (const char* option : {"--partition", "--account", "--time", "--sbatch-arg"}) {
+    if (args.has(option) && settings.launcher != "slurm") throw UsageError(std::string(option) + ": only with --launcher slurm");
   }
-  if (!parsed.repeated.empty() && settings.launcher != "slurm") {
-    throw UsageError("--sbatch-arg: only with --launcher slurm");
-  }
-  if (given("--partition")) settings.slurm.partition = parsed.values.at("--partition");
-  if (given("--account")) settings.slurm.account = parsed.values.at("--account");
-  if (given("--time")) settings.slurm.time = parsed.values.at("--time");
-  if (!parsed.repeated.empty()) settings.slurm.sbatch_args = parsed.repeated;
-  if (given("--shared-dir")) settings.shared_dir = parsed.values.at("--shared-dir");
-  if (given("--channel-address")) settings.channel_address = parsed.values.at("--channel-address");
+  settings.slurm.partition = args.value("--partition").value_or(settings.slurm.partition);
+  settings.slurm.account = args.value("--account").value_or(settings.slurm.account);
+  settings.slurm.time = args.value("--time").value_or(settings.slurm.time);
+  if (args.has("--sbatch-arg")) settings.slurm.sbatch_args = args.all("--sbatch-arg");
+  if (const std::optional<std::string> dir = args.value("--shared-dir")) settings.shared_dir = *dir;
+  settings.channel_address = args.value("--channel-address").value_or(settings.channel_address);
   if (settings.launcher == "slurm" && settings.channel_address.empty()) {
     // Jobs run on other nodes: they reach this one by its name, unless told another interface.
     char host[256] = "";
@@ -110,6 +99,12 @@ LaunchSettings launch_settings(const Parsed& parsed, LaunchSettings settings) {
   return settings;
 }
 
+const cli::OptionSet& experiment_id_argument() {
+  static const cli::OptionSet group =
+      cli::OptionSet("experiment id").argument("ID", "the experiment's id, as `searcher-run ls` shows it");
+  return group;
+}
+
 std::unique_ptr<Launcher> launcher_for(const LaunchSettings& settings) {
   try {
     return make_launcher(settings);
@@ -120,32 +115,35 @@ std::unique_ptr<Launcher> launcher_for(const LaunchSettings& settings) {
 
 int exit_code(const RunOutcome& outcome) {
   switch (outcome.end) {
-    case RunEnd::kCompleted: return 0;
-    case RunEnd::kFailed: return 1;
+    case RunEnd::kCompleted: return cli::kExitOk;
+    case RunEnd::kFailed: return cli::kExitFailure;
     case RunEnd::kInterrupted: return 128 + outcome.signal;
   }
-  return 1;
+  return cli::kExitFailure;
 }
 
 int report_errors(const std::string& command, std::ostream& err, const std::function<int()>& body) {
   try {
     return body();
   } catch (const UsageError& e) {
+    // The hint names the command's own help when there is one: its options are there.
+    const bool known = std::any_of(commands().begin(), commands().end(),
+                                   [&](const Command* c) { return c->name() == command; });
     err << "searcher-run" << (command.starts_with("-") ? "" : " " + command) << ": " << e.what()
-        << "\n(see 'searcher-run help')\n";
-    return 2;
+        << "\n(see 'searcher-run help" << (known ? " " + command : "") << "')\n";
+    return cli::kExitUsage;
   } catch (const ConfigError& e) {
     err << e.what() << '\n';
-    return 2;
+    return cli::kExitUsage;
   } catch (const RunnerSetupError& e) {
     err << "searcher-run " << command << ": " << e.what() << '\n';
-    return 2;
+    return cli::kExitUsage;
   } catch (const store::StoreError& e) {
     err << "searcher-run " << command << ": " << e.what() << '\n';
-    return 2;
+    return cli::kExitUsage;
   } catch (const std::exception& e) {
     err << "searcher-run " << command << ": " << e.what() << '\n';
-    return 1;
+    return cli::kExitFailure;
   }
 }
 

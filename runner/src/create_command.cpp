@@ -15,28 +15,22 @@ namespace hpsearch::store {
 
 namespace fs = std::filesystem;
 
-int create_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool terminal) {
+namespace {
+
+int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& err, bool terminal) {
   using namespace runner_cli;
-  const Parsed parsed = parse(args, {"--config", "--model-dir", "--include", "--seed", "--slots", "--snapshot-every",
-                                     "--pause-seconds"},
-                              {"--detach", "--json"}, "--include");
-  if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
-  if (!parsed.values.contains("--config")) throw UsageError("--config FILE is required");
+  const fs::path config_path = parsed.required("--config");
   const RunnerOptions options = runner_options(parsed, terminal);
-  std::optional<std::uint32_t> seed;
-  if (parsed.values.contains("--seed")) {
-    seed = static_cast<std::uint32_t>(parse_count("--seed", parsed.values.at("--seed"), 0, 4294967295U));
-  }
-  const fs::path config_path = parsed.values.at("--config");
+  const std::optional<std::uint32_t> seed = parsed.seed("--seed");
   // A bad config fails here, before anything is stored, with its file:line:col.
   const ExperimentConfig config = load_config(config_path);
   if (!config.entrypoint) {
     throw RunnerSetupError("the config has no entrypoint: an experiment needs the command that trains a trial "
                            "(e.g. entrypoint: python3 train.py)");
   }
-  const fs::path model_dir = parsed.values.contains("--model-dir") ? fs::path(parsed.values.at("--model-dir"))
-                                                                   : fs::absolute(config_path).parent_path();
-  std::vector<fs::path> includes(parsed.repeated.begin(), parsed.repeated.end());
+  const fs::path model_dir = parsed.value("--model-dir").value_or(fs::absolute(config_path).parent_path());
+  const std::vector<std::string> include_args = parsed.all("--include");
+  std::vector<fs::path> includes(include_args.begin(), include_args.end());
 
   Store store(default_root());
   const std::uint64_t id = store.allocate();
@@ -49,7 +43,7 @@ int create_command(const std::vector<std::string>& args, std::ostream& out, std:
     fs::remove_all(dir, ignored);
     throw;
   }
-  const bool json = parsed.values.contains("--json");
+  const bool json = parsed.flag("--json");
   const auto announce = [&] {
     if (json) {
       out << nlohmann::json{{"id", id}, {"directory", dir.string()}}.dump() << std::endl;
@@ -64,7 +58,37 @@ int create_command(const std::vector<std::string>& args, std::ostream& out, std:
                                         *launcher, run_out, run_err));
     });
   };
-  return run_in_store(store, id, parsed.values.contains("--detach"), options, body, announce, out, err);
+  return run_in_store(store, id, parsed.flag("--detach"), options, body, announce, out, err);
+}
+
+}  // namespace
+
+const runner_cli::Command& create_command() {
+  static const runner_cli::Command command{
+      "create --config FILE [options]",
+      "a new experiment: the config, a snapshot of the model\n"
+      "directory (default: the config's; .detignore honoured) and\n"
+      "the run; prints its id; --detach returns at once, the run\n"
+      "going on in the background (output in experiment.log)",
+      "Creates an experiment in the store ($HPSEARCH_HOME; see docs/sdk.md): a copy of the config,\n"
+      "a snapshot of the model directory and the run, and prints its id. Attached (the default)\n"
+      "it runs the search and exits as `searcher-run run` does; detached, it returns once the\n"
+      "run is under way in the background (its output in the experiment's experiment.log).\n",
+      runner_cli::with_run_options(
+          cli::OptionSet("create")
+              .value("--config", "FILE", "experiment config (YAML or JSON), required")
+              .value("--model-dir", "DIR",
+                     "the model definition to snapshot (default: the config's directory;\n"
+                     "its .detignore honoured, Python caches left out)")
+              .repeatable("--include", "PATH",
+                          "one more file or directory, copied into the snapshot under its own\n"
+                          "name (repeat it)")
+              .value("--seed", "N", "search seed; overrides reproducibility.experiment_seed (default 0)")
+              .flag("--detach", "return once the run is under way; it goes on in the background")
+              .flag("--json", "print {\"id\": ..., \"directory\": ...} instead of a sentence"),
+          false),
+      create_experiment};
+  return command;
 }
 
 }  // namespace hpsearch::store

@@ -9,11 +9,11 @@
 
 namespace hpsearch::store {
 
-int delete_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
-  const runner_cli::Parsed parsed = runner_cli::parse(args, {});
-  if (parsed.positional.size() != 1) throw UsageError("delete takes one experiment id");
+namespace {
+
+int delete_experiment(const cli::Args& parsed, std::ostream& out, std::ostream&, bool) {
   const Store store(default_root());
-  const std::uint64_t id = parse_experiment_id(parsed.positional.front());
+  const std::uint64_t id = parse_experiment_id(parsed.argument("ID"));
   const std::filesystem::path dir = store.directory(id);
   if (const Status status = store.status(id); status.alive) {
     throw StoreError("experiment " + std::to_string(id) + " is " + status.state +
@@ -25,7 +25,19 @@ int delete_command(const std::vector<std::string>& args, std::ostream& out, std:
   store.forget_trials(id);
   std::filesystem::remove_all(doomed);
   out << "experiment " << id << " deleted\n";
-  return 0;
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+const runner_cli::Command& delete_command() {
+  static const runner_cli::Command command{
+      "delete ID", "removes an experiment that is not running",
+      "Removes experiment ID from the store: its directory, checkpoints and trial ids. A running\n"
+      "(ACTIVE) experiment is refused: pause or kill it first.\n",
+      cli::OptionSet("delete").add(runner_cli::experiment_id_argument()).flag("--help", "this text"),
+      delete_experiment};
+  return command;
 }
 
 }  // namespace hpsearch::store

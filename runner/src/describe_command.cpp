@@ -96,19 +96,32 @@ void print_human(const nlohmann::json& j, std::ostream& out) {
   }
 }
 
-}  // namespace
-
-int describe_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
-  const runner_cli::Parsed parsed = runner_cli::parse(args, {}, {"--json"});
-  if (parsed.positional.size() != 1) throw UsageError("describe takes one experiment id");
+int describe_experiment(const cli::Args& parsed, std::ostream& out, std::ostream&, bool) {
   const Store store(default_root());
-  const nlohmann::json j = describe_json(store, parse_experiment_id(parsed.positional.front()));
-  if (parsed.values.contains("--json")) {
+  const nlohmann::json j = describe_json(store, parse_experiment_id(parsed.argument("ID")));
+  if (parsed.flag("--json")) {
     out << j.dump() << '\n';
   } else {
     print_human(j, out);
   }
-  return 0;
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+const runner_cli::Command& describe_command() {
+  static const runner_cli::Command command{
+      "describe ID [--json]", "its state, trials (with global trial ids) and best",
+      "Shows experiment ID: its state (and why), times, directory, searcher metric, progress,\n"
+      "best validation, and each trial with its global trial id, state, validations and latest\n"
+      "checkpoint.\n",
+      cli::OptionSet("describe")
+          .add(runner_cli::experiment_id_argument())
+          .flag("--json", "print everything as one JSON object (the store's record and the\n"
+                          "runner's experiment.json, each trial with its trial_id)")
+          .flag("--help", "this text"),
+      describe_experiment};
+  return command;
 }
 
 }  // namespace hpsearch::store

@@ -9,8 +9,10 @@
 
 namespace hpsearch::store {
 
-int kill_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
-  const StopRequest request = parse_stop_request(args, "kill");
+namespace {
+
+int kill_experiment(const cli::Args& args, std::ostream& out, std::ostream&, bool) {
+  const StopRequest request = stop_request(args);
   const std::uint64_t id = request.id;
   const double timeout = request.timeout;
   const Store store(default_root());
@@ -33,7 +35,18 @@ int kill_command(const std::vector<std::string>& args, std::ostream& out, std::o
     (void)store.record_end(id, -1);
   }
   out << "experiment " << id << " is " << store.status(id).state << '\n';
-  return 0;
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+const runner_cli::Command& kill_command() {
+  static const runner_cli::Command command{
+      "kill ID [--timeout S]", "its trials are stopped; it ends CANCELED",
+      "Cancels an experiment: a running one's runner gets SIGTERM twice (its trials are stopped\n"
+      "at once); a paused one is marked so. It ends CANCELED.\n",
+      cli::OptionSet("kill").add(stop_option_group()).flag("--help", "this text"), kill_experiment};
+  return command;
 }
 
 }  // namespace hpsearch::store

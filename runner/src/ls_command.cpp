@@ -19,11 +19,7 @@ std::string best(const nlohmann::json& metric) {
   return text.str();
 }
 
-}  // namespace
-
-int ls_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
-  const runner_cli::Parsed parsed = runner_cli::parse(args, {}, {"--json"});
-  if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
+int list_experiments(const cli::Args& parsed, std::ostream& out, std::ostream&, bool) {
   const Store store(default_root());
   nlohmann::json all = nlohmann::json::array();
   for (const std::uint64_t id : store.ids()) {
@@ -42,9 +38,9 @@ int ls_command(const std::vector<std::string>& args, std::ostream& out, std::ost
     j.erase("experiment");
     all.push_back(std::move(j));
   }
-  if (parsed.values.contains("--json")) {
+  if (parsed.flag("--json")) {
     out << all.dump() << '\n';
-    return 0;
+    return cli::kExitOk;
   }
   out << "ID    STATE              TRIALS  PROGRESS  BEST          STARTED               NAME\n";
   for (const nlohmann::json& j : all) {
@@ -55,7 +51,22 @@ int ls_command(const std::vector<std::string>& args, std::ostream& out, std::ost
         << best(j["best_metric"]) << "  " << std::setw(20) << text_of(j["started"]) << "  " << text_of(j["name"]) << std::right
         << '\n';
   }
-  return 0;
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+const runner_cli::Command& ls_command() {
+  static const runner_cli::Command command{
+      "ls [--json]", "every experiment: id, state, trials, best metric",
+      "Lists every experiment of the store: its id, state, number of trials, progress, best\n"
+      "searcher metric (six significant digits; `describe` has it in full), start time and name.\n",
+      cli::OptionSet("ls")
+          .flag("--json", "print a JSON array: describe --json's fields for each, its trials\n"
+                          "summed up in trials, progress and best_metric")
+          .flag("--help", "this text"),
+      list_experiments};
+  return command;
 }
 
 }  // namespace hpsearch::store

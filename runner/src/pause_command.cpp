@@ -10,15 +10,24 @@
 
 namespace hpsearch::store {
 
-StopRequest parse_stop_request(const std::vector<std::string>& args, const std::string& command) {
-  const runner_cli::Parsed parsed = runner_cli::parse(args, {"--timeout"});
-  if (parsed.positional.size() != 1) throw UsageError(command + " takes one experiment id");
-  return {parse_experiment_id(parsed.positional.front()),
-          parsed.values.contains("--timeout") ? parse_nonnegative("--timeout", parsed.values.at("--timeout")) : 120.0};
+const cli::OptionSet& stop_option_group() {
+  static const cli::OptionSet group = [] {
+    cli::OptionSet o("stop");
+    o.add(runner_cli::experiment_id_argument())
+        .value("--timeout", "S", "seconds to wait for its runner to exit (default 120)");
+    return o;
+  }();
+  return group;
 }
 
-int pause_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
-  const StopRequest request = parse_stop_request(args, "pause");
+StopRequest stop_request(const cli::Args& args) {
+  return {parse_experiment_id(args.argument("ID")), args.nonnegative("--timeout").value_or(120.0)};
+}
+
+namespace {
+
+int pause_experiment(const cli::Args& args, std::ostream& out, std::ostream&, bool) {
+  const StopRequest request = stop_request(args);
   const std::uint64_t id = request.id;
   const double timeout = request.timeout;
   const Store store(default_root());
@@ -36,7 +45,18 @@ int pause_command(const std::vector<std::string>& args, std::ostream& out, std::
                      " s (it is still running: see its experiment.log)");
   }
   out << "experiment " << id << " is " << store.status(id).state << '\n';
-  return 0;
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+const runner_cli::Command& pause_command() {
+  static const runner_cli::Command command{
+      "pause ID [--timeout S]", "its trials checkpoint and stop; it ends PAUSED",
+      "Pauses an ACTIVE experiment as Ctrl-C would: its runner gets SIGTERM, its trials get the\n"
+      "run's --pause-seconds to checkpoint and exit, and it ends PAUSED; `activate` resumes it.\n",
+      cli::OptionSet("pause").add(stop_option_group()).flag("--help", "this text"), pause_experiment};
+  return command;
 }
 
 }  // namespace hpsearch::store

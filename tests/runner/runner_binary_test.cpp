@@ -356,7 +356,8 @@ TEST_CASE("searcher-run: SIGTERM pauses every trial; resume finishes the search"
 
 TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   const fs::path dir = scratch("usage");
-  CHECK(runner("run --dir x", dir).err == "searcher-run run: --config FILE is required\n(see 'searcher-run help')\n");
+  // The hint names the command's own help, where its options are.
+  CHECK(runner("run --dir x", dir).err == "searcher-run run: --config FILE is required\n(see 'searcher-run help run')\n");
   CHECK(runner("run --config c.yaml --dir x --slots 0", dir).err.starts_with(
       "searcher-run run: --slots: must be an integer between 1 and 4096, got '0'"));
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.1\n");
@@ -380,6 +381,46 @@ TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   CHECK(not_dir.code == 2);
   CHECK(not_dir.err.find("is not an experiment directory (no run.json)") != std::string::npos);
   CHECK(runner("help", dir).out.find("Exit codes:") != std::string::npos);
+}
+
+TEST_CASE("searcher-run: every command's help comes from its declared options; arguments are checked") {
+  const fs::path dir = scratch("help");
+  // `help CMD` and `CMD --help` print the same text, exit 0, and need none of the arguments.
+  for (const char* command : {"run", "resume", "create", "ls", "describe", "pause", "activate", "kill", "delete"}) {
+    const Run help = runner(std::string("help ") + command, dir);
+    CHECK(help.code == 0);
+    CHECK(help.out.starts_with(std::string("Usage: searcher-run ") + command));
+    const Run flag = runner(std::string(command) + " --help", dir);
+    CHECK(flag.code == 0);
+    CHECK(flag.out == help.out);
+  }
+  // The shared groups appear where they apply, and only there.
+  const std::string run_help = runner("help run", dir).out;
+  CHECK(run_help.find("  --sbatch-arg ARG ") != std::string::npos);
+  CHECK(run_help.find("  --pause-seconds X ") != std::string::npos);
+  const std::string activate_help = runner("help activate", dir).out;
+  CHECK(activate_help.find("  --slots N ") != std::string::npos);
+  CHECK(activate_help.find("--launcher") == std::string::npos);
+  CHECK(runner("help delete", dir).out.find("Arguments:\n  ID ") != std::string::npos);
+  // The main help lists every command's synopsis.
+  const std::string main_help = runner("help", dir).out;
+  for (const char* synopsis : {"searcher-run run --config FILE --dir DIR", "searcher-run resume DIR",
+                               "searcher-run describe ID [--json]", "searcher-run delete ID"}) {
+    CHECK(main_help.find(synopsis) != std::string::npos);
+  }
+  const Run missing = runner("delete", dir);
+  CHECK(missing.code == 2);
+  CHECK(missing.err.starts_with("searcher-run delete: ID is required"));
+  CHECK(runner("resume a b", dir).err.starts_with("searcher-run resume: unexpected argument 'b' (resume takes DIR)"));
+  CHECK(runner("ls --json=yes", dir).err.starts_with("searcher-run ls: --json: takes no value, got '--json=yes'"));
+  CHECK(runner("help nope", dir).code == 2);
+  // --sbatch-arg is repeatable, and like every Slurm option refused without --launcher slurm
+  // (before anything is read or created).
+  const Run sbatch = runner("run --config c.yaml --dir x --sbatch-arg=--mem=1G --sbatch-arg --qos=low", dir);
+  CHECK(sbatch.code == 2);
+  CHECK(sbatch.err.starts_with("searcher-run run: --sbatch-arg: only with --launcher slurm"));
+  CHECK_FALSE(fs::exists(dir / "x"));
+  CHECK(runner("run --config c.yaml --dir x --time 1 --time 2", dir).err.starts_with("searcher-run run: --time: given twice"));
 }
 
 TEST_CASE("searcher-run: the plain shell trial of docs/runner.md") {

@@ -6,10 +6,11 @@
 /// option, the value given and what was expected ("--workers: must be an integer between 1 and
 /// 1000000, got '0'"). One set of exit codes, and the progress bar long commands draw.
 ///
-/// searcher-sim is written over it (simulator/src/sim_cli/). To move another program onto it:
-/// declare each subcommand's OptionSet next to its help text, replace the hand-written loop by
-/// OptionSet::parse and the conversions by Args' accessors, and map UsageError to kExitUsage.
+/// searcher-sim (simulator/src/sim_cli/) and searcher-run (runner/src/*_command.cpp) are
+/// written over it: each subcommand declares its OptionSet next to its help text, reads its
+/// arguments with OptionSet::parse and Args' accessors, and a UsageError exits kExitUsage.
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -29,12 +30,21 @@ inline constexpr int kExitFailure = 1;  ///< the run itself failed
 inline constexpr int kExitUsage = 2;    ///< bad command line or bad config: nothing was run
 
 /// One declared option: `--name PLACEHOLDER` takes a value, `--name` alone is a flag. An entry
-/// with an empty name is a heading line in the help.
+/// with an empty name is a heading line in the help. A positional argument has no name, only
+/// its placeholder (OptionSet::argument).
 struct Option {
   std::string name;
   std::string placeholder;  ///< empty for a flag
   std::string help;         ///< '\n' starts a continuation line
+  bool repeatable = false;  ///< may be given many times (Args::all)
 };
+
+/// Rows of two aligned columns, as the help prints them: each head indented by two spaces,
+/// its text two columns after the widest head of at most `max_head` characters (or after
+/// `min_width`, if wider: lists printed apart that should line up); a longer head has its text
+/// on the lines below. A text's '\n' starts a continuation line.
+[[nodiscard]] std::string columns(const std::vector<std::pair<std::string, std::string>>& rows,
+                                  std::size_t max_head = 24, std::size_t min_width = 0);
 
 class Args;
 
@@ -45,21 +55,30 @@ class OptionSet {
 
   OptionSet& value(std::string name, std::string placeholder, std::string help);
   OptionSet& flag(std::string name, std::string help);
+  /// A value option that may be given many times (`--sbatch-arg A --sbatch-arg B`); Args::all
+  /// reads every value, in order.
+  OptionSet& repeatable(std::string name, std::string placeholder, std::string help);
+  /// A positional argument (`searcher-run delete ID`), in declaration order; Args::argument
+  /// reads it, and says it is required when it was not given.
+  OptionSet& argument(std::string placeholder, std::string help);
   OptionSet& heading(std::string text);
-  /// Appends another set's options (a group several commands share).
+  /// Appends another set's options and arguments (a group several commands share).
   OptionSet& add(const OptionSet& group);
   /// Drops a declared option (a shared one this command does not take).
   OptionSet& remove(const std::string& name);
 
-  /// Reads `--name value`, `--name=value` and bare flags. Throws UsageError for an unknown
-  /// option (listing the command's options), a value option without its value, or one given
-  /// twice.
+  /// Reads `--name value`, `--name=value`, bare flags and positional arguments (anything not
+  /// starting with '-', and "-" itself). Throws UsageError for an unknown option (listing the
+  /// command's options), a flag given a value, a value option without its value, one given
+  /// twice (unless repeatable), or more positional arguments than declared.
   [[nodiscard]] Args parse(const std::vector<std::string>& args) const;
 
-  /// "Options:" and one aligned line (or more) per option, in declaration order.
-  [[nodiscard]] std::string help() const;
+  /// "Arguments:" (if any are declared), then `title` and one aligned line (or more) per
+  /// option, in declaration order.
+  [[nodiscard]] std::string help(const std::string& title = "Options:") const;
 
   [[nodiscard]] const std::vector<Option>& options() const { return options_; }
+  [[nodiscard]] const std::vector<Option>& arguments() const { return arguments_; }
   [[nodiscard]] const std::string& command() const { return command_; }
 
  private:
@@ -67,14 +86,24 @@ class OptionSet {
 
   std::string command_;
   std::vector<Option> options_;
+  std::vector<Option> arguments_;
 };
 
 /// The arguments a command was given, read against its OptionSet.
 class Args {
  public:
   [[nodiscard]] bool flag(const std::string& name) const { return flags_.contains(name); }
-  [[nodiscard]] bool has(const std::string& name) const { return values_.contains(name); }
+  /// Whether a value option (repeatable or not) was given.
+  [[nodiscard]] bool has(const std::string& name) const {
+    return values_.contains(name) || repeated_.contains(name);
+  }
+  /// The value of a (not repeatable) value option, if given.
   [[nodiscard]] std::optional<std::string> value(const std::string& name) const;
+  /// Every value of a repeatable option, in the order given (empty if none).
+  [[nodiscard]] std::vector<std::string> all(const std::string& name) const;
+  /// The positional argument declared as `placeholder`; throws UsageError "ID is required
+  /// (the experiment's id)" when it was not given.
+  [[nodiscard]] std::string argument(const std::string& placeholder) const;
   /// The value of a required option; throws UsageError "--config FILE is required".
   [[nodiscard]] std::string required(const std::string& name) const;
 
@@ -108,8 +137,11 @@ class Args {
  private:
   friend class OptionSet;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> repeated_;
   std::set<std::string> flags_;
   std::map<std::string, std::string> placeholders_;
+  std::map<std::string, std::string> arguments_;       ///< placeholder -> the value given
+  std::map<std::string, std::string> argument_help_;  ///< placeholder -> its help (for the error)
 };
 
 /// A one-line bar redrawn in place on a terminal ("simulating [#####.....] 42%  virtual time
