@@ -3,7 +3,8 @@
 // Input: the arguments, one per line (without the program name).
 //
 // Contract: parsing either throws UsageError whose message starts with the option it is about
-// ("--workers: ...") or with "unknown", or returns a command whose every value is in its
+// ("--workers: ..."), with "unknown" or with "unexpected argument" (searcher-sim's commands
+// take no positional argument), or returns a command whose every value is in its
 // documented domain: workers and counts in their ranges, times and costs finite and >= 0,
 // probabilities and fidelities in [0, 1], a straggler factor >= 1, a finite target. Any other
 // exception is a finding.
@@ -75,7 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     command = hpsearch::parse_searcher_sim_args(args);
   } catch (const hpsearch::UsageError& e) {
     const std::string_view message = e.what();
-    if (!message.starts_with("--") && !message.starts_with("unknown ")) {
+    if (!message.starts_with("--") && !message.starts_with("unknown ") &&
+        !message.starts_with("unexpected argument '")) {
       broken("a usage error does not start with the option it is about", message);
     }
     return 0;
