@@ -1,8 +1,10 @@
 // `searcher-run create`: a new experiment in the store, run attached or detached.
 #include <memory>
 #include <optional>
+#include <random>
 #include <ostream>
 
+#include "checkpoint_storage.hpp"
 #include "cli_args.hpp"
 #include "hpsearch/config/command_line.hpp"
 #include "hpsearch/config/config.hpp"
@@ -34,6 +36,14 @@ int create_command(const std::vector<std::string>& args, std::ostream& out, std:
     throw RunnerSetupError("the config has no entrypoint: an experiment needs the command that trains a trial "
                            "(e.g. entrypoint: python3 train.py)");
   }
+  // checkpoint_storage is checked now too: a type searcher-run cannot serve is refused before
+  // anything is stored.
+  (void)runner_detail::checkpoint_storage_directory(config.document, fs::path("/"));
+  // As Determined's master: an experiment without a seed gets one now, recorded (state.json,
+  // run.json, the trials' config), so that `create --seed N` reproduces it. Chosen once, here;
+  // everything after is a function of it.
+  if (!seed) seed = config.experiment_seed;
+  if (!seed) seed = static_cast<std::uint32_t>(std::random_device{}());
   const fs::path model_dir = parsed.values.contains("--model-dir") ? fs::path(parsed.values.at("--model-dir"))
                                                                    : fs::absolute(config_path).parent_path();
   std::vector<fs::path> includes(parsed.repeated.begin(), parsed.repeated.end());
@@ -49,6 +59,7 @@ int create_command(const std::vector<std::string>& args, std::ostream& out, std:
     fs::remove_all(dir, ignored);
     throw;
   }
+  store.write_state(id, {{"seed", *seed}});
   const bool json = parsed.values.contains("--json");
   const auto announce = [&] {
     if (json) {

@@ -1,6 +1,14 @@
 // `searcher-run delete ID`: removes an experiment that is not running, with its checkpoints
-// and its trial ids.
+// and its trial ids; refused while a checkpoint of it is a version in the model registry.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <ostream>
+#include <set>
 
 #include "cli_args.hpp"
 #include "hpsearch/config/command_line.hpp"
@@ -8,22 +16,111 @@
 #include "store_commands.hpp"
 
 namespace hpsearch::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Holds ROOT/models/lock (the registry's flock, as the Python client takes it) so no version
+// is registered between the check and the removal.
+class RegistryLock {
+ public:
+  explicit RegistryLock(const fs::path& models) {
+    if (!fs::is_directory(models)) return;  // no registry: nothing to keep
+    fd_ = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
+      throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " + std::strerror(errno));
+    }
+  }
+  ~RegistryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RegistryLock(const RegistryLock&) = delete;
+  RegistryLock& operator=(const RegistryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_discarded() ? nlohmann::json(nullptr) : j;
+}
+
+// The runner's record of the experiment's checkpoints: where they are stored and their uuids.
+struct Checkpoints {
+  fs::path storage;
+  std::set<std::string> uuids;
+};
+
+Checkpoints checkpoints_of(const fs::path& dir) {
+  Checkpoints found{dir / "run" / "checkpoints", {}};
+  const nlohmann::json experiment = read_json(dir / "run" / "experiment.json");
+  if (!experiment.is_object()) return found;
+  if (experiment.contains("checkpoint_storage") && experiment["checkpoint_storage"].is_string()) {
+    found.storage = experiment["checkpoint_storage"].get<std::string>();
+  }
+  for (const nlohmann::json& t : experiment.value("trials", nlohmann::json::array())) {
+    std::vector<nlohmann::json> listed = t.value("stored_checkpoints", std::vector<nlohmann::json>{});
+    if (t.contains("checkpoint") && t["checkpoint"].is_object()) listed.push_back(t["checkpoint"]);
+    for (const nlohmann::json& c : listed) {
+      if (c.is_object() && c.contains("storage_id") && c["storage_id"].is_string() &&
+          !c["storage_id"].get<std::string>().empty()) {
+        found.uuids.insert(c["storage_id"].get<std::string>());
+      }
+    }
+  }
+  return found;
+}
+
+// Refuses, naming the model and version, if a registered version is a checkpoint of experiment
+// `id` (recorded with its experiment id, or one of its checkpoint uuids), as Determined does.
+void refuse_if_registered(const fs::path& models, std::uint64_t id, const Checkpoints& checkpoints) {
+  if (!fs::is_directory(models)) return;
+  for (const fs::directory_entry& entry : fs::directory_iterator(models)) {
+    if (entry.path().extension() != ".json") continue;
+    const nlohmann::json model = read_json(entry.path());
+    if (!model.is_object()) continue;
+    for (const nlohmann::json& v : model.value("versions", nlohmann::json::array())) {
+      const std::string uuid = v.value("checkpoint_uuid", std::string());
+      if (v.value("experiment_id", std::uint64_t{0}) == id || checkpoints.uuids.contains(uuid) ||
+          (!uuid.empty() && fs::exists(checkpoints.storage / uuid) && !v.contains("experiment_id"))) {
+        throw StoreError("experiment " + std::to_string(id) + ": its checkpoint " + uuid + " is version " +
+                         v.value("version", nlohmann::json(nullptr)).dump() + " of model '" +
+                         model.value("name", std::string("?")) +
+                         "' in the model registry; delete that model (Model.delete()) before deleting the experiment");
+      }
+    }
+  }
+}
+
+}  // namespace
 
 int delete_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&, bool) {
   const runner_cli::Parsed parsed = runner_cli::parse(args, {});
   if (parsed.positional.size() != 1) throw UsageError("delete takes one experiment id");
   const Store store(default_root());
   const std::uint64_t id = parse_experiment_id(parsed.positional.front());
-  const std::filesystem::path dir = store.directory(id);
+  const fs::path dir = store.directory(id);
   if (const Status status = store.status(id); status.alive) {
     throw StoreError("experiment " + std::to_string(id) + " is " + status.state +
                      ": pause or kill it before deleting it");
   }
+  const fs::path models = store.root() / "models";
+  const RegistryLock lock(models);
+  const Checkpoints checkpoints = checkpoints_of(dir);
+  refuse_if_registered(models, id, checkpoints);
   // Renamed away first, so a half-finished removal never looks like an experiment.
-  const std::filesystem::path doomed = store.root() / "experiments" / (".deleting-" + std::to_string(id));
-  std::filesystem::rename(dir, doomed);
+  const fs::path doomed = store.root() / "experiments" / (".deleting-" + std::to_string(id));
+  fs::rename(dir, doomed);
   store.forget_trials(id);
-  std::filesystem::remove_all(doomed);
+  // Checkpoints stored outside the experiment (checkpoint_storage shared_fs) go with it, as
+  // Determined deletes an experiment's artifacts from its storage.
+  // (Storage inside the experiment's directory was renamed with it: these paths are gone.)
+  std::error_code ignored;
+  for (const std::string& uuid : checkpoints.uuids) fs::remove_all(checkpoints.storage / uuid, ignored);
+  fs::remove_all(doomed);
   out << "experiment " << id << " deleted\n";
   return 0;
 }

@@ -170,13 +170,21 @@ fs::path Store::directory(std::uint64_t id) const {
 }
 
 std::uint64_t Store::allocate() {
+  // Ids are never reused, as Determined's: ROOT/next_experiment_id only grows, and moves (under
+  // ids.lock, before the directory is made) so that a crash loses a number, never hands one out
+  // twice. A store from before the counter starts it above the largest id present.
+  const IdsLock lock(root_);
+  std::uint64_t next = 0;
+  if (std::ifstream in(root_ / "next_experiment_id"); in) in >> next;
+  const std::vector<std::uint64_t> present = ids();
+  if (!present.empty()) next = std::max(next, present.back() + 1);
+  next = std::max<std::uint64_t>(next, 1);
   while (true) {
-    const std::vector<std::uint64_t> present = ids();
-    const std::uint64_t id = present.empty() ? 1 : present.back() + 1;
-    const fs::path dir = root_ / "experiments" / std::to_string(id);
-    if (::mkdir(dir.c_str(), 0755) == 0) return id;
+    write_file_atomically(root_ / "next_experiment_id", std::to_string(next + 1) + '\n');
+    const fs::path dir = root_ / "experiments" / std::to_string(next);
+    if (::mkdir(dir.c_str(), 0755) == 0) return next;
     if (errno != EEXIST) throw StoreError("cannot create " + dir.string() + ": " + std::strerror(errno));
-    // Another process took this number first: look again.
+    ++next;  // made by hand, or by a process that predates the counter: the next one
   }
 }
 

@@ -67,7 +67,8 @@ class Store {
   [[nodiscard]] std::vector<std::uint64_t> ids() const;
   /// ROOT/experiments/ID; throws StoreError naming the id (and the ids there are) if absent.
   [[nodiscard]] std::filesystem::path directory(std::uint64_t id) const;
-  /// A new experiment directory: the first free number above the largest present.
+  /// A new experiment directory: the next number of ROOT/next_experiment_id, never one handed out
+  /// before (a deleted id is not reused), under ids.lock so concurrent creates differ.
   [[nodiscard]] std::uint64_t allocate();
   [[nodiscard]] Status status(std::uint64_t id) const;
 
