@@ -37,7 +37,9 @@ which the Python SDK (determined.experimental.client) uses; see docs/sdk.md:
                                    a new experiment: the config, a snapshot of the model
                                    directory (default: the config's; .detignore honoured) and
                                    the run; prints its id; --detach returns at once, the run
-                                   going on in the background (output in experiment.log)
+                                   going on in the background (output in experiment.log);
+                                   --seed N, else the config's experiment_seed, else a seed
+                                   chosen now and recorded (describe shows it)
   searcher-run ls [--json]         every experiment: id, state, trials, best metric
   searcher-run describe ID [--json]
                                    its state, trials (with global trial ids) and best
@@ -47,7 +49,8 @@ which the Python SDK (determined.experimental.client) uses; see docs/sdk.md:
                                    a PAUSED experiment (or one whose runner was killed) resumes
   searcher-run kill ID [--timeout S]
                                    its trials are stopped; it ends CANCELED
-  searcher-run delete ID           removes an experiment that is not running
+  searcher-run delete ID           removes an experiment that is not running, and its
+                                   checkpoints; refused while one is a model version
   searcher-run --version
 
 Each trial runs the config's `entrypoint` (e.g. `entrypoint: python3 train.py`) through
@@ -88,8 +91,10 @@ Where trials run (options of run and resume; resume keeps what run was given unl
   --channel-address HOST[:PORT]
                        trials reach the runner over TCP there (an address of the interface
                        the jobs' nodes reach; default with slurm: this host's name, any port)
-  --shared-dir DIR     checkpoint storage: DIR/checkpoints (default: the experiment directory);
-                       with slurm, DIR and the experiment directory must be seen by every node
+  --shared-dir DIR     checkpoint storage: DIR/checkpoints (default: the experiment directory;
+                       the config's checkpoint_storage {type: shared_fs, host_path,
+                       storage_path} wins); with slurm, DIR and the experiment directory must
+                       be seen by every node
 
 Exit codes: 0 the search completed, 1 it failed (every trial errored) or the runner could not
 go on, 2 bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.
