@@ -1,11 +1,5 @@
 // `searcher-run delete ID`: removes an experiment that is not running, with its checkpoints
 // and its trial ids; refused while a checkpoint of it is a version in the model registry.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <ostream>
 #include <set>
@@ -19,27 +13,6 @@ namespace hpsearch::store {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Holds ROOT/models/lock (the registry's flock, as the Python client takes it) so no version
-// is registered between the check and the removal.
-class RegistryLock {
- public:
-  explicit RegistryLock(const fs::path& models) {
-    if (!fs::is_directory(models)) return;  // no registry: nothing to keep
-    fd_ = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
-      throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " + std::strerror(errno));
-    }
-  }
-  ~RegistryLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  RegistryLock(const RegistryLock&) = delete;
-  RegistryLock& operator=(const RegistryLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -76,21 +49,15 @@ Checkpoints checkpoints_of(const fs::path& dir) {
 
 // Refuses, naming the model and version, if a registered version is a checkpoint of experiment
 // `id` (recorded with its experiment id, or one of its checkpoint uuids), as Determined does.
-void refuse_if_registered(const fs::path& models, std::uint64_t id, const Checkpoints& checkpoints) {
-  if (!fs::is_directory(models)) return;
-  for (const fs::directory_entry& entry : fs::directory_iterator(models)) {
-    if (entry.path().extension() != ".json") continue;
-    const nlohmann::json model = read_json(entry.path());
-    if (!model.is_object()) continue;
-    for (const nlohmann::json& v : model.value("versions", nlohmann::json::array())) {
-      const std::string uuid = v.value("checkpoint_uuid", std::string());
-      if (v.value("experiment_id", std::uint64_t{0}) == id || checkpoints.uuids.contains(uuid) ||
-          (!uuid.empty() && fs::exists(checkpoints.storage / uuid) && !v.contains("experiment_id"))) {
-        throw StoreError("experiment " + std::to_string(id) + ": its checkpoint " + uuid + " is version " +
-                         v.value("version", nlohmann::json(nullptr)).dump() + " of model '" +
-                         model.value("name", std::string("?")) +
-                         "' in the model registry; delete that model (Model.delete()) before deleting the experiment");
-      }
+void refuse_if_registered(const fs::path& root, std::uint64_t id, const Checkpoints& checkpoints) {
+  for (const RegisteredVersion& v : registered_versions(root)) {
+    const bool ours = v.experiment_id ? *v.experiment_id == id
+                                      : checkpoints.uuids.contains(v.checkpoint_uuid) ||
+                                            (!v.checkpoint_uuid.empty() && fs::exists(checkpoints.storage / v.checkpoint_uuid));
+    if (ours) {
+      throw StoreError("experiment " + std::to_string(id) + ": its checkpoint " + v.checkpoint_uuid + " is version " +
+                       v.version.dump() + " of model '" + v.model +
+                       "' in the model registry; delete that model (Model.delete()) before deleting the experiment");
     }
   }
 }
@@ -107,10 +74,9 @@ int delete_command(const std::vector<std::string>& args, std::ostream& out, std:
     throw StoreError("experiment " + std::to_string(id) + " is " + status.state +
                      ": pause or kill it before deleting it");
   }
-  const fs::path models = store.root() / "models";
-  const RegistryLock lock(models);
+  const RegistryLock lock(store.root());
   const Checkpoints checkpoints = checkpoints_of(dir);
-  refuse_if_registered(models, id, checkpoints);
+  refuse_if_registered(store.root(), id, checkpoints);
   // Renamed away first, so a half-finished removal never looks like an experiment.
   const fs::path doomed = store.root() / "experiments" / (".deleting-" + std::to_string(id));
   fs::rename(dir, doomed);

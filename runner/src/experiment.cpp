@@ -721,7 +721,7 @@ class Experiment final : private SupervisorListener {
   // The config's save policy for a finished trial: its latest `save_trial_latest` and best
   // `save_trial_best` checkpoints stay (best by the searcher metric reported at the
   // checkpoint's steps), the rest are deleted unless `protect` says they are among the
-  // experiment's best.
+  // experiment's best, or they are model versions in the store's registry.
   void collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect) {
     TrialRecord& t = trials_[i];
     const std::size_t n = t.stored.size();
@@ -738,7 +738,10 @@ class Experiment final : private SupervisorListener {
     for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.trial_best); ++r) keep[ranked[r].second] = true;
     std::vector<std::string> doomed;
     for (std::size_t k = 0; k < n; ++k) {
-      if (!keep[k] && !protect(t.stored[k].storage_id)) doomed.push_back(t.stored[k].storage_id);
+      const std::string& id = t.stored[k].storage_id;
+      if (!keep[k] && !protect(id) && !(options_.registered_checkpoint && options_.registered_checkpoint(id))) {
+        doomed.push_back(id);
+      }
     }
     for (const std::string& id : doomed) {
       std::error_code ignored;

@@ -130,6 +130,41 @@ std::string utc_now() {
   return text;
 }
 
+RegistryLock::RegistryLock(const fs::path& root) {
+  const fs::path models = root / "models";
+  if (!fs::is_directory(models)) return;  // no registry: nothing to keep
+  fd_ = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd_ >= 0) ::close(fd_);
+    throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " + why);
+  }
+}
+
+RegistryLock::~RegistryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<RegisteredVersion> registered_versions(const fs::path& root) {
+  std::vector<RegisteredVersion> versions;
+  std::error_code error;
+  if (!fs::is_directory(root / "models", error)) return versions;
+  for (const fs::directory_entry& entry : fs::directory_iterator(root / "models")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    const nlohmann::json model = nlohmann::json::parse(in, nullptr, false);
+    if (model.is_discarded() || !model.is_object() || !model.contains("versions") || !model["versions"].is_array()) continue;
+    for (const nlohmann::json& v : model["versions"]) {
+      if (!v.is_object()) continue;
+      RegisteredVersion r{model.value("name", std::string("?")), v.value("version", nlohmann::json(nullptr)),
+                          v.value("checkpoint_uuid", std::string()), std::nullopt};
+      if (v.contains("experiment_id") && v["experiment_id"].is_number_unsigned()) r.experiment_id = v["experiment_id"].get<std::uint64_t>();
+      versions.push_back(std::move(r));
+    }
+  }
+  return versions;
+}
+
 RunLock::RunLock(const fs::path& experiment_directory, std::uint64_t id)
     : fd_(::open((experiment_directory / "store.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
   if (fd_ < 0) throw StoreError("experiment " + std::to_string(id) + ": cannot open store.lock: " + std::strerror(errno));

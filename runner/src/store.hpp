@@ -97,6 +97,30 @@ class Store {
   bool trial_ids_loaded_ = false;
 };
 
+/// A version of the model registry (ROOT/models/ID.json, kept by the Python client).
+struct RegisteredVersion {
+  std::string model;
+  nlohmann::json version;  ///< its number as recorded
+  std::string checkpoint_uuid;
+  std::optional<std::uint64_t> experiment_id;  ///< recorded since registrations name it
+};
+
+/// Holds ROOT/models/lock (the registry's flock, as the Python client takes it) while alive, so
+/// that no version is registered meanwhile; nothing if the store has no registry.
+class RegistryLock {
+ public:
+  explicit RegistryLock(const std::filesystem::path& root);
+  ~RegistryLock();
+  RegistryLock(const RegistryLock&) = delete;
+  RegistryLock& operator=(const RegistryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// Every version of every model of the registry under `root` (none without a registry).
+[[nodiscard]] std::vector<RegisteredVersion> registered_versions(const std::filesystem::path& root);
+
 /// The store experiment whose run directory (ROOT/experiments/ID/run) `directory` is, if it is
 /// one: such a run is continued by `activate`, which keeps the store's records.
 [[nodiscard]] std::optional<std::uint64_t> experiment_of_run_directory(const std::filesystem::path& directory);

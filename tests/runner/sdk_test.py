@@ -260,7 +260,28 @@ def registry():
     check(not client.get_model(1).archived, "unarchive")
     other.delete()
     raises(client.NotFoundException, "another", lambda: client.get_model("another"))
-    model.delete()  # no version refers to the experiment any more
+    # A checkpoint registered while its experiment runs is kept by the save policy (which keeps
+    # only each trial's latest and best: here its last), as Determined's GC skips registered ones.
+    running = client.create_experiment(config(xs=(3,), sleep=0.3, length=6), str(model_dir))
+    def early_checkpoints():
+        found = []
+        for c in checkpoints_of(running):
+            try:
+                if json.loads((c / "metadata.json").read_text())["steps_completed"] < 6:
+                    found.append(c.name)
+            except (OSError, ValueError):
+                pass  # not written yet
+        return found
+    poll(early_checkpoints, "a checkpoint before the last")
+    early = early_checkpoints()[0]
+    kept = model.register_version(early)
+    wait(running, "COMPLETED")
+    check(client.get_checkpoint(early).state == client.CheckpointState.COMPLETED
+          and model.get_version(kept.model_version).checkpoint.uuid == early,
+          f"a registered checkpoint survives the save policy: {sorted(p.name for p in checkpoints_of(running))}")
+    check(len(checkpoints_of(running)) == 2, "the save policy still deleted the others")
+    model.delete()  # no version refers to the experiments any more
+    running.delete()
     exp.delete()
     raises(client.NotFoundException, f"experiment {exp.id} not found", lambda: client.get_experiment(exp.id))
 
