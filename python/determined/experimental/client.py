@@ -43,21 +43,43 @@ class NotFoundException(APIException):
 # ---- enums (Determined's names and values) ------------------------------------------------------
 
 class ExperimentState(enum.Enum):
+    """Determined's experiment states; the store reports ACTIVE, STOPPING_CANCELED, PAUSED,
+    COMPLETED, CANCELED and ERROR (the others are a master's stages)."""
+    UNSPECIFIED = "UNSPECIFIED"
     ACTIVE = "ACTIVE"
     PAUSED = "PAUSED"
+    STOPPING_COMPLETED = "STOPPING_COMPLETED"
     STOPPING_CANCELED = "STOPPING_CANCELED"
-    CANCELED = "CANCELED"
+    STOPPING_ERROR = "STOPPING_ERROR"
     COMPLETED = "COMPLETED"
+    CANCELED = "CANCELED"
     ERROR = "ERROR"
     DELETED = "DELETED"
+    DELETING = "DELETING"
+    DELETE_FAILED = "DELETE_FAILED"
+    STOPPING_KILLED = "STOPPING_KILLED"
+    QUEUED = "QUEUED"
+    PULLING = "PULLING"
+    STARTING = "STARTING"
+    RUNNING = "RUNNING"
 
 
 class TrialState(enum.Enum):
+    """Determined's trial states; the store reports ACTIVE, PAUSED, CANCELED, COMPLETED, ERROR."""
+    UNSPECIFIED = "UNSPECIFIED"
     ACTIVE = "ACTIVE"
     PAUSED = "PAUSED"
+    STOPPING_CANCELED = "STOPPING_CANCELED"
+    STOPPING_KILLED = "STOPPING_KILLED"
+    STOPPING_COMPLETED = "STOPPING_COMPLETED"
+    STOPPING_ERROR = "STOPPING_ERROR"
     CANCELED = "CANCELED"
     COMPLETED = "COMPLETED"
     ERROR = "ERROR"
+    QUEUED = "QUEUED"
+    PULLING = "PULLING"
+    STARTING = "STARTING"
+    RUNNING = "RUNNING"
 
 
 class CheckpointState(enum.Enum):
