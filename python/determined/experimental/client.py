@@ -66,7 +66,6 @@ class ExperimentState(enum.Enum):
 
 class TrialState(enum.Enum):
     """Determined's trial states; the store reports ACTIVE, PAUSED, CANCELED, COMPLETED, ERROR."""
-    UNSPECIFIED = "UNSPECIFIED"
     ACTIVE = "ACTIVE"
     PAUSED = "PAUSED"
     STOPPING_CANCELED = "STOPPING_CANCELED"
