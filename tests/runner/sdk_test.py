@@ -209,6 +209,15 @@ def lifecycle():
     fourth = client.create_experiment(config(xs=(2,)), str(model_dir))
     check(fourth.id == 4, f"a deleted largest id is not handed out again: got {fourth.id}, expected 4")
     wait(fourth, "COMPLETED")
+    # Concurrent creates each get their own id, the next ones.
+    tiny = home / "tiny.yaml"
+    tiny.write_text(json.dumps(config(xs=(2,), length=1)))
+    creates = [subprocess.Popen([searcher_run, "create", "--config", str(tiny), "--model-dir", str(model_dir),
+                                 "--detach", "--json"], stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    concurrent = sorted(json.loads(p.communicate(timeout=DEADLINE)[0])["id"] for p in creates)
+    check(concurrent == [5, 6, 7, 8], f"four concurrent creates: ids {concurrent}")
+    for i in concurrent:
+        wait(client.get_experiment(i), "COMPLETED")
 
 
 def registry():
