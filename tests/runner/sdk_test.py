@@ -471,6 +471,13 @@ def config_case():
     relative = config()
     relative["checkpoint_storage"] = {"type": "shared_fs", "host_path": "relative/dir"}
     raises(client.APIException, "checkpoint_storage.host_path", lambda: client.create_experiment(relative, str(model_dir)))
+    escaping = config()
+    escaping["checkpoint_storage"] = {"type": "shared_fs", "host_path": str(shared), "storage_path": "../elsewhere"}
+    raises(client.APIException, "must be a directory under it", lambda: client.create_experiment(escaping, str(model_dir)))
+    outside = config()
+    outside["checkpoint_storage"] = {"type": "shared_fs", "host_path": str(shared), "storage_path": "/elsewhere"}
+    raises(client.APIException, "an absolute storage_path must contain host_path",
+           lambda: client.create_experiment(outside, str(model_dir)))
     check(len(json.loads(cli("ls", "--json").stdout)) == 5, "nothing is stored for a refused storage (5 seeded)")
 
 
