@@ -40,7 +40,7 @@ class NotFoundException(APIException):
     """An experiment, trial, checkpoint or model that does not exist (the message names it)."""
 
 
-# ---- enums (Determined's member names; values: docs/sdk.md) ------------------------------------------------------
+# ---- enums (Determined's member names; values: docs/sdk.md) ----------------------------------
 
 class ExperimentState(enum.Enum):
     """Determined's experiment states; the store reports ACTIVE, STOPPING_CANCELED, PAUSED,
