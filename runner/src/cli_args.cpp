@@ -60,8 +60,10 @@ const cli::OptionSet& launch_option_group() {
                "trials reach the runner over TCP there (an address of the interface\n"
                "the jobs' nodes reach; default with slurm: this host's name, any port)")
         .value("--shared-dir", "DIR",
-               "checkpoint storage: DIR/checkpoints (default: the experiment directory);\n"
-               "with slurm, DIR and the experiment directory must be seen by every node");
+               "checkpoint storage: DIR/checkpoints (default: the experiment directory;\n"
+               "the config's checkpoint_storage {type: shared_fs, host_path,\n"
+               "storage_path} wins); with slurm, DIR and the experiment directory must\n"
+               "be seen by every node");
     return o;
   }();
   return group;

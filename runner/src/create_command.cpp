@@ -1,8 +1,10 @@
 // `searcher-run create`: a new experiment in the store, run attached or detached.
 #include <memory>
 #include <optional>
+#include <random>
 #include <ostream>
 
+#include "checkpoint_storage.hpp"
 #include "cli_args.hpp"
 #include "hpsearch/config/command_line.hpp"
 #include "hpsearch/config/config.hpp"
@@ -21,13 +23,21 @@ int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& 
   using namespace runner_cli;
   const fs::path config_path = parsed.required("--config");
   const RunnerOptions options = runner_options(parsed, terminal);
-  const std::optional<std::uint32_t> seed = parsed.seed("--seed");
+  std::optional<std::uint32_t> seed = parsed.seed("--seed");
   // A bad config fails here, before anything is stored, with its file:line:col.
   const ExperimentConfig config = load_config(config_path);
   if (!config.entrypoint) {
     throw RunnerSetupError("the config has no entrypoint: an experiment needs the command that trains a trial "
                            "(e.g. entrypoint: python3 train.py)");
   }
+  // checkpoint_storage is checked now too: a type searcher-run cannot serve is refused before
+  // anything is stored.
+  (void)runner_detail::checkpoint_storage_directory(config.document, fs::path("/"));
+  // As Determined's master: an experiment without a seed gets one now, recorded (state.json,
+  // run.json, the trials' config), so that `create --seed N` reproduces it. Chosen once, here;
+  // everything after is a function of it.
+  if (!seed) seed = config.experiment_seed;
+  if (!seed) seed = static_cast<std::uint32_t>(std::random_device{}());
   const fs::path model_dir = parsed.value("--model-dir").value_or(fs::absolute(config_path).parent_path());
   const std::vector<std::string> include_args = parsed.all("--include");
   std::vector<fs::path> includes(include_args.begin(), include_args.end());
@@ -43,6 +53,7 @@ int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& 
     fs::remove_all(dir, ignored);
     throw;
   }
+  store.write_state(id, {{"seed", *seed}});
   const bool json = parsed.flag("--json");
   const auto announce = [&] {
     if (json) {
@@ -69,7 +80,8 @@ const runner_cli::Command& create_command() {
       "a new experiment: the config, a snapshot of the model\n"
       "directory (default: the config's; .detignore honoured) and\n"
       "the run; prints its id; --detach returns at once, the run\n"
-      "going on in the background (output in experiment.log)",
+      "going on in the background (output in experiment.log); the\n"
+      "seed: --seed, else the config's, else one chosen and recorded",
       "Creates an experiment in the store ($HPSEARCH_HOME; see docs/sdk.md): a copy of the config,\n"
       "a snapshot of the model directory and the run, and prints its id. Attached (the default)\n"
       "it runs the search and exits as `searcher-run run` does; detached, it returns once the\n"
@@ -83,7 +95,8 @@ const runner_cli::Command& create_command() {
               .repeatable("--include", "PATH",
                           "one more file or directory, copied into the snapshot under its own\n"
                           "name (repeat it)")
-              .value("--seed", "N", "search seed; overrides reproducibility.experiment_seed (default 0)")
+              .value("--seed", "N", "search seed; else the config's reproducibility.experiment_seed, else a seed\n"
+                      "chosen now and recorded (describe shows it)")
               .flag("--detach", "return once the run is under way; it goes on in the background")
               .flag("--json", "print {\"id\": ..., \"directory\": ...} instead of a sentence"),
           false),

@@ -26,7 +26,7 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
                    {"model_dir", (dir / "model").string()},
                    {"run_dir", (dir / "run").string()},
                    {"log", (dir / "experiment.log").string()}};
-  for (const char* field : {"pid", "started", "ended", "exit_code"}) {
+  for (const char* field : {"pid", "started", "ended", "exit_code", "seed"}) {
     j[field] = status.record.contains(field) ? status.record[field] : nlohmann::json(nullptr);
   }
   j["name"] = nullptr;
@@ -69,7 +69,8 @@ void print_human(const nlohmann::json& j, std::ostream& out) {
   if (!j["exit_code"].is_null()) out << " (exit code " << j["exit_code"] << ")";
   out << '\n';
   if (!j["reason"].get<std::string>().empty()) out << "  " << j["reason"].get<std::string>() << '\n';
-  out << "  started " << text_of(j["started"]) << ", ended " << text_of(j["ended"]) << '\n'
+  out << "  started " << text_of(j["started"]) << ", ended " << text_of(j["ended"]) << ", experiment seed "
+      << text_of(j["seed"]) << '\n'
       << "  directory " << j["directory"].get<std::string>() << " (log: experiment.log, runner: run/)\n";
   const nlohmann::json& e = j["experiment"];
   if (!e.is_object()) {

@@ -27,6 +27,7 @@
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
+#include "checkpoint_storage.hpp"
 #include "journaled_searcher.hpp"
 #include "metric_plots.hpp"
 #include "report.hpp"
@@ -135,7 +136,10 @@ class Experiment final : private SupervisorListener {
       : directory_(directory), lock_(directory), config_(std::move(config)), settings_(std::move(settings)),
         options_(options), launcher_(launcher),
         searcher_(make_searcher(config_.searcher, config_.hyperparameters, settings_.seed)),
-        storage_((options.launch.shared_dir.empty() ? directory : fs::absolute(options.launch.shared_dir)) / "checkpoints"),
+        // The config's shared_fs checkpoint_storage, else --shared-dir's, else the experiment's.
+        storage_(checkpoint_storage_directory(
+            config_.document,
+            (options.launch.shared_dir.empty() ? directory : fs::absolute(options.launch.shared_dir)) / "checkpoints")),
         metrics_(config_.searcher.metric, config_.searcher.smaller_is_better),
         channel_(options.launch.channel_address.empty()
                      ? std::make_unique<TrialChannel>(directory / "channel.sock")
@@ -181,7 +185,15 @@ class Experiment final : private SupervisorListener {
     save_policy_.experiment_best = count("checkpoint_storage", "save_experiment_best", 0, save_policy_.experiment_best);
     save_policy_.trial_best = count("checkpoint_storage", "save_trial_best", 0, save_policy_.trial_best);
     save_policy_.trial_latest = count("checkpoint_storage", "save_trial_latest", 0, save_policy_.trial_latest);
-    write_file_atomically(directory_ / "config.json", doc.dump(2) + '\n');
+    // The config the trials see is the one the run uses: the experiment seed filled in (the
+    // given one, --seed's, or the store's pick), as Determined's master fills it in.
+    // (A config with no JSON form, e.g. YAML's .inf somewhere, stays null.)
+    nlohmann::json used = doc;
+    if (used.is_object()) {
+      if (!used.contains("reproducibility") || !used["reproducibility"].is_object()) used["reproducibility"] = nlohmann::json::object();
+      used["reproducibility"]["experiment_seed"] = settings_.seed;
+    }
+    write_file_atomically(directory_ / "config.json", used.dump(2) + '\n');
   }
 
   // A new experiment: the initial operations.
@@ -258,6 +270,7 @@ class Experiment final : private SupervisorListener {
   }
 
   std::string channel_address() const { return channel_->address(); }
+  const fs::path& checkpoint_storage() const { return storage_; }
 
   RunOutcome run() {
     const SignalPipe signals;
@@ -495,6 +508,9 @@ class Experiment final : private SupervisorListener {
     if (t.closed || !t.target) return std::nullopt;
     const fs::path dir = report_.trial_directory(i, t);
     fs::create_directories(dir / "checkpoints");
+    // It trains again from its checkpoint (or from scratch): what earlier runs reported past
+    // that point is rolled back, as Determined does, so that each step is reported once.
+    metrics_.rollback(i, dir / "metrics.jsonl", t.checkpoint ? t.checkpoint->length : 0);
     LaunchSpec spec;
     spec.command = command_;
     spec.working_directory = settings_.context;
@@ -705,7 +721,7 @@ class Experiment final : private SupervisorListener {
   // The config's save policy for a finished trial: its latest `save_trial_latest` and best
   // `save_trial_best` checkpoints stay (best by the searcher metric reported at the
   // checkpoint's steps), the rest are deleted unless `protect` says they are among the
-  // experiment's best.
+  // experiment's best, or they are model versions in the store's registry.
   void collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect) {
     TrialRecord& t = trials_[i];
     const std::size_t n = t.stored.size();
@@ -722,7 +738,10 @@ class Experiment final : private SupervisorListener {
     for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.trial_best); ++r) keep[ranked[r].second] = true;
     std::vector<std::string> doomed;
     for (std::size_t k = 0; k < n; ++k) {
-      if (!keep[k] && !protect(t.stored[k].storage_id)) doomed.push_back(t.stored[k].storage_id);
+      const std::string& id = t.stored[k].storage_id;
+      if (!keep[k] && !protect(id) && !(options_.registered_checkpoint && options_.registered_checkpoint(id))) {
+        doomed.push_back(id);
+      }
     }
     for (const std::string& id : doomed) {
       std::error_code ignored;
@@ -935,8 +954,10 @@ class Experiment final : private SupervisorListener {
   std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
 };
 
-// Writes the launch settings into run.json, the channel's address with the port it bound.
-void save_launch_settings(const fs::path& directory, const LaunchSettings& launch, const std::string& channel) {
+// Writes the launch settings into run.json, the channel's address with the port it bound, and
+// where checkpoints are stored (what the SDK looks in for a checkpoint's uuid).
+void save_launch_settings(const fs::path& directory, const LaunchSettings& launch, const std::string& channel,
+                          const fs::path& checkpoint_storage) {
   std::string channel_address;
   if (channel.starts_with("tcp:")) {
     const std::string host_port = channel.substr(4);
@@ -953,6 +974,7 @@ void save_launch_settings(const fs::path& directory, const LaunchSettings& launc
                    {"sbatch_args", launch.slurm.sbatch_args},
                    {"channel_address", channel_address},
                    {"shared_dir", launch.shared_dir.empty() ? "" : fs::absolute(launch.shared_dir).string()}};
+  run["checkpoint_storage"] = checkpoint_storage.string();
   write_file_atomically(run_path, run.dump(2) + '\n');
 }
 
@@ -1004,7 +1026,7 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
                                        {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
                                 .dump(2) + '\n');
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-  save_launch_settings(directory, options.launch, experiment.channel_address());
+  save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
   experiment.begin();
   return experiment.run();
 }
@@ -1025,7 +1047,7 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
   RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
                        run.at("key").get<std::string>()};
   Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-  save_launch_settings(directory, options.launch, experiment.channel_address());
+  save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
   experiment.recover();
   return experiment.run();
 }

@@ -130,6 +130,41 @@ std::string utc_now() {
   return text;
 }
 
+RegistryLock::RegistryLock(const fs::path& root) {
+  const fs::path models = root / "models";
+  if (!fs::is_directory(models)) return;  // no registry: nothing to keep
+  fd_ = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd_ >= 0) ::close(fd_);
+    throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " + why);
+  }
+}
+
+RegistryLock::~RegistryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<RegisteredVersion> registered_versions(const fs::path& root) {
+  std::vector<RegisteredVersion> versions;
+  std::error_code error;
+  if (!fs::is_directory(root / "models", error)) return versions;
+  for (const fs::directory_entry& entry : fs::directory_iterator(root / "models")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    const nlohmann::json model = nlohmann::json::parse(in, nullptr, false);
+    if (model.is_discarded() || !model.is_object() || !model.contains("versions") || !model["versions"].is_array()) continue;
+    for (const nlohmann::json& v : model["versions"]) {
+      if (!v.is_object()) continue;
+      RegisteredVersion r{model.value("name", std::string("?")), v.value("version", nlohmann::json(nullptr)),
+                          v.value("checkpoint_uuid", std::string()), std::nullopt};
+      if (v.contains("experiment_id") && v["experiment_id"].is_number_unsigned()) r.experiment_id = v["experiment_id"].get<std::uint64_t>();
+      versions.push_back(std::move(r));
+    }
+  }
+  return versions;
+}
+
 RunLock::RunLock(const fs::path& experiment_directory, std::uint64_t id)
     : fd_(::open((experiment_directory / "store.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
   if (fd_ < 0) throw StoreError("experiment " + std::to_string(id) + ": cannot open store.lock: " + std::strerror(errno));
@@ -170,13 +205,21 @@ fs::path Store::directory(std::uint64_t id) const {
 }
 
 std::uint64_t Store::allocate() {
+  // Ids are never reused, as Determined's: ROOT/next_experiment_id only grows, and moves (under
+  // ids.lock, before the directory is made) so that a crash loses a number, never hands one out
+  // twice. A store from before the counter starts it above the largest id present.
+  const IdsLock lock(root_);
+  std::uint64_t next = 0;
+  if (std::ifstream in(root_ / "next_experiment_id"); in) in >> next;
+  const std::vector<std::uint64_t> present = ids();
+  if (!present.empty()) next = std::max(next, present.back() + 1);
+  next = std::max<std::uint64_t>(next, 1);
   while (true) {
-    const std::vector<std::uint64_t> present = ids();
-    const std::uint64_t id = present.empty() ? 1 : present.back() + 1;
-    const fs::path dir = root_ / "experiments" / std::to_string(id);
-    if (::mkdir(dir.c_str(), 0755) == 0) return id;
+    write_file_atomically(root_ / "next_experiment_id", std::to_string(next + 1) + '\n');
+    const fs::path dir = root_ / "experiments" / std::to_string(next);
+    if (::mkdir(dir.c_str(), 0755) == 0) return next;
     if (errno != EEXIST) throw StoreError("cannot create " + dir.string() + ": " + std::strerror(errno));
-    // Another process took this number first: look again.
+    ++next;  // made by hand, or by a process that predates the counter: the next one
   }
 }
 

@@ -67,7 +67,8 @@ class Store {
   [[nodiscard]] std::vector<std::uint64_t> ids() const;
   /// ROOT/experiments/ID; throws StoreError naming the id (and the ids there are) if absent.
   [[nodiscard]] std::filesystem::path directory(std::uint64_t id) const;
-  /// A new experiment directory: the first free number above the largest present.
+  /// A new experiment directory: the next number of ROOT/next_experiment_id, never one handed out
+  /// before (a deleted id is not reused), under ids.lock so concurrent creates differ.
   [[nodiscard]] std::uint64_t allocate();
   [[nodiscard]] Status status(std::uint64_t id) const;
 
@@ -95,6 +96,30 @@ class Store {
   std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> trial_ids_;  // cache of trials.jsonl
   bool trial_ids_loaded_ = false;
 };
+
+/// A version of the model registry (ROOT/models/ID.json, kept by the Python client).
+struct RegisteredVersion {
+  std::string model;
+  nlohmann::json version;  ///< its number as recorded
+  std::string checkpoint_uuid;
+  std::optional<std::uint64_t> experiment_id;  ///< recorded since registrations name it
+};
+
+/// Holds ROOT/models/lock (the registry's flock, as the Python client takes it) while alive, so
+/// that no version is registered meanwhile; nothing if the store has no registry.
+class RegistryLock {
+ public:
+  explicit RegistryLock(const std::filesystem::path& root);
+  ~RegistryLock();
+  RegistryLock(const RegistryLock&) = delete;
+  RegistryLock& operator=(const RegistryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// Every version of every model of the registry under `root` (none without a registry).
+[[nodiscard]] std::vector<RegisteredVersion> registered_versions(const std::filesystem::path& root);
 
 /// The store experiment whose run directory (ROOT/experiments/ID/run) `directory` is, if it is
 /// one: such a run is continued by `activate`, which keeps the store's records.

@@ -26,6 +26,12 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   options.trial_id = [&store, id](const std::string& request_id, std::uint32_t index) {
     return store.trial_id(id, request_id, index);
   };
+  options.registered_checkpoint = [root = store.root()](const std::string& storage_id) {
+    for (const RegisteredVersion& v : registered_versions(root)) {
+      if (v.checkpoint_uuid == storage_id) return true;
+    }
+    return false;
+  };
   options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
   options.continue_command = "searcher-run activate " + std::to_string(id);
   const int code = body(options, out, err);

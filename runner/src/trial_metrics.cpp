@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 
 namespace hpsearch::runner_detail {
@@ -43,12 +44,46 @@ void TrialMetrics::take(std::uint32_t trial, const std::string& group, std::uint
   const std::optional<double> value = metric_from_json(metrics.at(metric_));
   if (!value) return;
   t.curve.push_back({steps, *value, time});
-  note_searcher_value(*value);
+  if (std::isnan(*value) || (t.best && key(*value) >= *t.best)) return;
+  if (t.best) curve_bests_.erase(curve_bests_.find(*t.best));
+  t.best = key(*value);
+  curve_bests_.insert(*t.best);
+}
+
+void TrialMetrics::rollback(std::uint32_t trial, const std::filesystem::path& file, std::uint64_t steps) {
+  if (!std::filesystem::exists(file)) return;
+  const JournalContents contents = read_journal(file);
+  std::string kept;
+  std::vector<const nlohmann::json*> keep;
+  for (const nlohmann::json& r : contents.records) {
+    if (r.at("steps_completed").get<std::uint64_t>() > steps) continue;
+    keep.push_back(&r);
+    kept += json_line(r) + '\n';
+  }
+  if (keep.size() == contents.records.size() && !contents.torn_tail) return;
+  open_.erase(trial);
+  write_file_atomically(file, kept);
+  if (const auto it = trials_.find(trial); it != trials_.end() && it->second.best) {
+    curve_bests_.erase(curve_bests_.find(*it->second.best));
+  }
+  trials_[trial] = Trial{};
+  trials_[trial].file = file;
+  for (const nlohmann::json* r : keep) {
+    take(trial, r->at("group").get<std::string>(), r->at("steps_completed").get<std::uint64_t>(), r->at("metrics"),
+         r->value("time", 0.0));
+  }
 }
 
 void TrialMetrics::note_searcher_value(double value) {
   if (std::isnan(value)) return;
-  if (!best_ || (smaller_is_better_ ? value < *best_ : value > *best_)) best_ = value;
+  if (!operation_best_ || key(value) < *operation_best_) operation_best_ = key(value);
+}
+
+std::optional<double> TrialMetrics::best() const {
+  std::optional<double> best = operation_best_;
+  if (!curve_bests_.empty() && (!best || *curve_bests_.begin() < *best)) best = *curve_bests_.begin();
+  if (!best) return std::nullopt;
+  return smaller_is_better_ ? *best : -*best;
 }
 
 nlohmann::json TrialMetrics::summary(std::uint32_t trial) const {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +38,12 @@ class TrialMetrics {
               std::uint64_t steps_completed, const nlohmann::json& metrics, double time);
   /// Takes in a trial's file as it is on disk (resume); a torn last line is ignored.
   void load(std::uint32_t trial, const std::filesystem::path& file);
+  /// Determined's rollback: a trial relaunched from its checkpoint at `steps` (0: from
+  /// scratch) reports again every step after it, so what its earlier runs reported after
+  /// `steps` is discarded: the file is rewritten without those reports (atomically; untouched if
+  /// there are none) and the trial's summary rebuilt, so each step is reported once, by the
+  /// latest run. The trial's file must be closed (it is not running).
+  void rollback(std::uint32_t trial, const std::filesystem::path& file, std::uint64_t steps);
   /// Closes the trial's file until it reports again.
   void release(std::uint32_t trial) { open_.erase(trial); }
 
@@ -48,8 +55,9 @@ class TrialMetrics {
   [[nodiscard]] nlohmann::json validation_metrics_at(std::uint32_t trial, std::uint64_t steps) const;
   /// The trial's validation values of the searcher metric, in report order.
   [[nodiscard]] const std::vector<MetricPoint>& curve(std::uint32_t trial) const;
-  /// The best searcher metric any trial has reported (validation metrics or operations).
-  [[nodiscard]] std::optional<double> best() const { return best_; }
+  /// The best searcher metric any trial has reported (validation metrics not rolled back, or
+  /// operations).
+  [[nodiscard]] std::optional<double> best() const;
   /// Counts an operation's validation towards best().
   void note_searcher_value(double value);
 
@@ -64,7 +72,10 @@ class TrialMetrics {
     std::map<std::string, Group> groups;
     std::vector<MetricPoint> curve;
     nlohmann::json last_validation;  // the last validation report: {steps_completed, metrics}
+    std::optional<double> best;      // the best of `curve`, keyed (signed) as in curve_bests_
   };
+  // A value as a key that sorts best first.
+  double key(double value) const { return smaller_is_better_ ? value : -value; }
   void take(std::uint32_t trial, const std::string& group, std::uint64_t steps, const nlohmann::json& metrics,
             double time);
 
@@ -72,7 +83,8 @@ class TrialMetrics {
   bool smaller_is_better_;
   std::unordered_map<std::uint32_t, Trial> trials_;
   std::unordered_map<std::uint32_t, std::unique_ptr<Journal>> open_;
-  std::optional<double> best_;
+  std::optional<double> operation_best_;      // keyed: the best value an operation completed with
+  std::multiset<double> curve_bests_;         // keyed: each trial's best validation report
 };
 
 }  // namespace hpsearch::runner_detail

@@ -1,12 +1,13 @@
 """The Python SDK (determined.experimental.client) against real experiments of a temporary store:
 every member, the lifecycle commands, and the errors a user sees.
 
-    sdk_test.py SEARCHER_RUN SOURCE_DIR CASE      (CASE: lifecycle, registry, pause, kill, sigkill, errors)
+    sdk_test.py SEARCHER_RUN SOURCE_DIR CASE   (CASE: lifecycle, registry, pause, kill, sigkill, errors, config)
 
 The trial (tests/runner/trials/sdk_trial.py) has loss (x - 3)^2 + 10/steps on a grid of x, so the
 best trial and checkpoint are known beforehand. Waits poll with generous deadlines: the machine
 may be loaded.
 """
+import datetime
 import json
 import os
 import pathlib
@@ -36,9 +37,9 @@ def check(condition, what):
         sys.exit(f"sdk_test {case}: {what}")
 
 
-def config(xs=(1, 2, 3, 4), sleep=0.0, length=4, concurrent=2, name="sdk-test"):
+def config(xs=(1, 2, 3, 4), sleep=0.0, length=4, concurrent=2, name="sdk-test", **hparams):
     return {"name": name, "entrypoint": f"{sys.executable} trial.py",
-            "hyperparameters": {"x": {"type": "categorical", "vals": list(xs)}, "sleep": sleep},
+            "hyperparameters": {"x": {"type": "categorical", "vals": list(xs)}, "sleep": sleep, **hparams},
             "searcher": {"name": "grid", "metric": "loss", "smaller_is_better": True,
                          "max_length": {"batches": length}, "max_concurrent_trials": concurrent},
             "max_restarts": 0}
@@ -57,9 +58,10 @@ def wait(exp, expected):
     def ended():
         nonlocal state
         state = exp.state
-        return state in client._TERMINAL
+        return state in client._TERMINAL or state == client.ExperimentState.PAUSED
     poll(ended, f"experiment {exp.id} to end")
-    check(exp.wait(interval=0.1) == state, "wait() returns the state it ended in")
+    if state in client._TERMINAL:
+        check(exp.wait(interval=0.1) == state, "wait() returns the state it ended in")
     check(state == client.ExperimentState(expected),
           f"experiment {exp.id} ended {state}, expected {expected}: {exp.describe()['reason']}\n"
           + pathlib.Path(exp.describe()["log"]).read_text()[-3000:])
@@ -202,6 +204,20 @@ def lifecycle():
     third = client.create_experiment(config(xs=(2,)), str(model_dir))
     check(third.id == 3, f"ids are not reused after a delete while a larger one exists: {third.id}")
     wait(third, "COMPLETED")
+    # Nor is the largest id, once deleted (Determined never reuses an id).
+    third.delete()
+    fourth = client.create_experiment(config(xs=(2,)), str(model_dir))
+    check(fourth.id == 4, f"a deleted largest id is not handed out again: got {fourth.id}, expected 4")
+    wait(fourth, "COMPLETED")
+    # Concurrent creates each get their own id, the next ones.
+    tiny = home / "tiny.yaml"
+    tiny.write_text(json.dumps(config(xs=(2,), length=1)))
+    creates = [subprocess.Popen([searcher_run, "create", "--config", str(tiny), "--model-dir", str(model_dir),
+                                 "--detach", "--json"], stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    concurrent = sorted(json.loads(p.communicate(timeout=DEADLINE)[0])["id"] for p in creates)
+    check(concurrent == [5, 6, 7, 8], f"four concurrent creates: ids {concurrent}")
+    for i in concurrent:
+        wait(client.get_experiment(i), "COMPLETED")
 
 
 def registry():
@@ -211,6 +227,11 @@ def registry():
     model = client.create_model("digits", description="the best digits model", metadata={"owner": "me"},
                                 labels=["sgd"])
     check(model.model_id == 1 and model.name == "digits" and model.metadata == {"owner": "me"}, model)
+    # The reference types the model's times as datetime.datetime.
+    now = datetime.datetime.now(datetime.timezone.utc)
+    for when in (model.creation_time, model.last_updated_time, client.get_model("digits").creation_time):
+        check(isinstance(when, datetime.datetime) and abs((now - when).total_seconds()) < 600,
+              f"a model time is a datetime near now: {when!r}")
     raises(client.APIException, "already exists", lambda: client.create_model("digits"))
     other = client.create_model("another", labels=["sgd", "old"])
     check(client.get_model("digits").model_id == 1 and client.get_model(2).name == "another", "get_model by name/id")
@@ -228,6 +249,15 @@ def registry():
     check([v.model_version for v in model.get_versions()] == [2, 1], "versions, newest first")
     check([v.model_version for v in model.get_versions(client.ModelOrderBy.ASCENDING)] == [1, 2], "ascending")
     raises(client.NotFoundException, "no version 7", lambda: model.get_version(7))
+    check(isinstance(model.get_version(1).creation_time, datetime.datetime), "a version's creation_time is a datetime")
+    # A registered checkpoint, or its experiment, cannot be deleted (Determined refuses too).
+    raises(client.APIException, "version 1 of model 'digits'", lambda: client.get_checkpoint(best.uuid).delete())
+    check(client.get_checkpoint(best.uuid).state == client.CheckpointState.COMPLETED, "the refused delete kept it")
+    message = raises(client.APIException, "version 1 of model 'digits'", exp.delete)
+    check(best.uuid in message, f"the refusal names the checkpoint: {message}")
+    check(exp.state == client.ExperimentState.COMPLETED, "the refused delete kept the experiment")
+    check([v.checkpoint.uuid for v in model.get_versions(client.ModelOrderBy.ASCENDING)][0] == best.uuid,
+          "get_versions() still works after the refusals")
     raises(client.NotFoundException, "no-such", lambda: model.register_version("no-such"))
     model.add_metadata({"stage": "prod"})
     model.remove_metadata(["owner"])
@@ -239,6 +269,30 @@ def registry():
     check(not client.get_model(1).archived, "unarchive")
     other.delete()
     raises(client.NotFoundException, "another", lambda: client.get_model("another"))
+    # A checkpoint registered while its experiment runs is kept by the save policy (which keeps
+    # only each trial's latest and best: here its last), as Determined's GC skips registered ones.
+    running = client.create_experiment(config(xs=(3,), sleep=0.3, length=6), str(model_dir))
+    def early_checkpoints():
+        found = []
+        for c in checkpoints_of(running):
+            try:
+                if json.loads((c / "metadata.json").read_text())["steps_completed"] < 6:
+                    found.append(c.name)
+            except (OSError, ValueError):
+                pass  # not written yet
+        return found
+    poll(early_checkpoints, "a checkpoint before the last")
+    early = early_checkpoints()[0]
+    kept = model.register_version(early)
+    wait(running, "COMPLETED")
+    check(client.get_checkpoint(early).state == client.CheckpointState.COMPLETED
+          and model.get_version(kept.model_version).checkpoint.uuid == early,
+          f"a registered checkpoint survives the save policy: {sorted(p.name for p in checkpoints_of(running))}")
+    check(len(checkpoints_of(running)) == 2, "the save policy still deleted the others")
+    model.delete()  # no version refers to the experiments any more
+    running.delete()
+    exp.delete()
+    raises(client.NotFoundException, f"experiment {exp.id} not found", lambda: client.get_experiment(exp.id))
 
 
 def pause():
@@ -248,7 +302,9 @@ def pause():
     raises(client.APIException, "pause or kill it", exp.delete)
     exp.pause()
     check(exp.state == client.ExperimentState.PAUSED, f"pause() returns once paused: {exp.state}")
-    check(exp.wait(interval=0.1) == client.ExperimentState.PAUSED, "wait() returns PAUSED")
+    # Determined's wait() raises ValueError on a paused experiment (it would never end).
+    raises(ValueError, f"Experiment {exp.id} is in paused state. Make sure the experiment is active.",
+           lambda: exp.wait(interval=0.1))
     log = (home / "store" / "experiments" / str(exp.id) / "experiment.log").read_text()
     check(f"continue with: searcher-run activate {exp.id}\n" in log and "searcher-run resume" not in log,
           f"a paused store run names activate: {log[-300:]}")
@@ -317,19 +373,28 @@ def errors():
     raises(client.NotFoundException, "model 'nope' not found", lambda: client.get_model("nope"))
     raises(client.APIException, "model directory", lambda: client.create_experiment(config(), str(home / "missing")))
     raises(ValueError, "needs model_dir", lambda: client.create_experiment(config()))
+    # A bad config given as a dict: the error names the dict and the field, not a temporary file.
+    bad_dict = config()
+    bad_dict["searcher"]["max_length"] = {"batches": -3}
+    message = raises(client.APIException, "<config dict>: searcher.max_length",
+                     lambda: client.create_experiment(bad_dict, str(model_dir)))
+    check("config.yaml" not in message and "/tmp" not in message and "-3" in message,
+          f"the dict's error says what was wrong, naming no temporary file: {message}")
     exp = client.create_experiment(config(xs=(3,)), str(model_dir))
     wait(exp, "COMPLETED")
     message = cli("describe", "9", expect=2).stderr
-    check("experiment 9 not found" in message and "(experiments: 1)" in message, message)
+    # (The create refused for its missing model directory had taken id 1: ids are never reused.)
+    check(exp.id == 2, f"the id after a refused create: {exp.id}")
+    check("experiment 9 not found" in message and "(experiments: 2)" in message, message)
     check("'x' is not an experiment id" in cli("pause", "x", expect=2).stderr, "a bad id is named")
-    check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "1", expect=2).stderr, "pause a completed")
+    check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "2", expect=2).stderr, "pause a completed")
     # A store experiment's run is continued by activate, which keeps the store's records.
-    run_dir = home / "store" / "experiments" / "1" / "run"
+    run_dir = home / "store" / "experiments" / "2" / "run"
     message = cli("resume", f"{run_dir}/", expect=2).stderr
-    check("is the run of experiment 1 in the experiment store" in message and "searcher-run activate 1" in message,
+    check("is the run of experiment 2 in the experiment store" in message and "searcher-run activate 2" in message,
           message)
     client.login(master="http://ignored:8080", user="me")  # accepted, nothing to log in to
-    check(client.get_experiment(1).id == 1, "login() keeps the client working")
+    check(client.get_experiment(2).id == 2, "login() keeps the client working")
     # A trial that fails: the experiment ends ERROR.
     (model_dir / "fail.py").write_text("raise SystemExit(3)\n")
     failing = config(xs=(1,))
@@ -338,8 +403,86 @@ def errors():
     wait(failed, "ERROR")
 
 
+def config_case():
+    # The experiment seed: one is chosen at creation when the config has none (as Determined's
+    # master does), recorded, and reproduces the experiment when given back.
+    random_search = config(name="seeded")
+    random_search["hyperparameters"]["x"] = {"type": "double", "minval": 0, "maxval": 6}
+    random_search["searcher"] = {"name": "random", "metric": "loss", "smaller_is_better": True,
+                                 "max_length": {"batches": 1}, "max_trials": 2, "max_concurrent_trials": 2}
+    config_file = model_dir / "random.yaml"
+    config_file.write_text(json.dumps(random_search))
+
+    def run(*extra):
+        created = json.loads(cli("create", "--config", config_file, "--json", *extra).stdout.splitlines()[0])
+        described = client.get_experiment(created["id"]).describe()
+        check(described["state"] == "COMPLETED", described)
+        hparams = sorted(t["hparams"]["x"] for t in described["experiment"]["trials"])
+        run_json = json.loads((pathlib.Path(described["run_dir"]) / "run.json").read_text())
+        used = json.loads((pathlib.Path(described["run_dir"]) / "config.json").read_text())
+        check(isinstance(described["seed"], int) and run_json["seed"] == described["seed"]
+              and used["reproducibility"]["experiment_seed"] == described["seed"],
+              f"the seed is in describe, run.json and the trials' config: {described['seed']} {run_json} {used}")
+        return described["seed"], hparams
+    seed_a, hparams_a = run()
+    seed_b, hparams_b = run()
+    check(seed_a != seed_b and hparams_a != hparams_b,
+          f"two experiments without a seed get their own seeds and hyperparameters: {seed_a} {hparams_a}, "
+          f"{seed_b} {hparams_b}")
+    check(run("--seed", seed_a) == (seed_a, hparams_a), "the recorded seed reproduces the experiment")
+    random_search["reproducibility"] = {"experiment_seed": seed_b}
+    config_file.write_text(json.dumps(random_search))
+    check(run() == (seed_b, hparams_b), "the config's experiment_seed is used when given")
+    check(run("--seed", seed_a) == (seed_a, hparams_a), "--seed wins over the config's experiment_seed")
+
+    # checkpoint_storage shared_fs: checkpoints go under host_path/storage_path. A trial that
+    # crashes after its checkpoint is relaunched from it and reports the steps after it again:
+    # the first run's reports of those steps are rolled back (Determined), each step once.
+    shared = home / "shared"
+    relaunched = config(xs=(3,), checkpoint_every=2, crash_at=3)
+    relaunched["max_restarts"] = 1
+    relaunched["checkpoint_storage"] = {"type": "shared_fs", "host_path": str(shared), "storage_path": "ckpts",
+                                        "save_trial_latest": 5}
+    exp = client.create_experiment(relaunched, str(model_dir))
+    wait(exp, "COMPLETED")
+    (trial,) = exp.get_trials()
+    check("crashes at step 3" in "".join(trial.logs()), "the trial crashed once")
+    training = [(m.steps_completed, m.metrics["run"]) for m in trial.get_metrics("training")]
+    check(training == [(1, 1), (2, 1), (3, 2), (4, 2)],
+          f"each step once, steps after the checkpoint (2) from the relaunch (run 2): {training}")
+    check([m.steps_completed for m in trial.get_metrics("validation")] == [4], "one validation")
+    summary = exp.describe()["experiment"]["trials"][0]["metrics"]["groups"]
+    check(summary["training"]["reports"] == 4 and summary["training"]["last"]["metrics"]["run"] == 2,
+          f"describe counts each step once: {summary}")
+    stored = sorted(p.name for p in (shared / "ckpts").iterdir())
+    check(len(stored) == 2 and not checkpoints_of(exp), f"checkpoints at 2 and 4 in host_path/storage_path: {stored}")
+    best = exp.top_checkpoint()
+    check(best.uuid in stored and best.metadata["steps_completed"] == 4, best.metadata)
+    check(client.get_checkpoint(best.uuid).training.experiment_id == exp.id, "found by uuid in shared storage")
+    path = pathlib.Path(best.download(str(home / "best")))
+    check(json.loads((path / "model.json").read_text()) == {"x": 3, "steps": 4}, "downloaded from shared storage")
+    exp.delete()
+    check(not list((shared / "ckpts").iterdir()), "deleting the experiment deletes its checkpoints in shared storage")
+    # Other storage types are refused before anything is stored.
+    s3 = config()
+    s3["checkpoint_storage"] = {"type": "s3", "bucket": "b"}
+    message = raises(client.APIException, "checkpoint_storage.type", lambda: client.create_experiment(s3, str(model_dir)))
+    check('"s3"' in message and "shared_fs" in message, message)
+    relative = config()
+    relative["checkpoint_storage"] = {"type": "shared_fs", "host_path": "relative/dir"}
+    raises(client.APIException, "checkpoint_storage.host_path", lambda: client.create_experiment(relative, str(model_dir)))
+    escaping = config()
+    escaping["checkpoint_storage"] = {"type": "shared_fs", "host_path": str(shared), "storage_path": "../elsewhere"}
+    raises(client.APIException, "must be a directory under it", lambda: client.create_experiment(escaping, str(model_dir)))
+    outside = config()
+    outside["checkpoint_storage"] = {"type": "shared_fs", "host_path": str(shared), "storage_path": "/elsewhere"}
+    raises(client.APIException, "an absolute storage_path must contain host_path",
+           lambda: client.create_experiment(outside, str(model_dir)))
+    check(len(json.loads(cli("ls", "--json").stdout)) == 5, "nothing is stored for a refused storage (5 seeded)")
+
+
 {"lifecycle": lifecycle, "registry": registry, "pause": pause, "kill": kill, "sigkill": sigkill,
- "errors": errors}[case]()
+ "errors": errors, "config": config_case}[case]()
 # Only what the test made is cleaned up; any runner left would hold its store (ended above).
 shutil.rmtree(home, ignore_errors=True)
 print(f"sdk_test {case}: ok")

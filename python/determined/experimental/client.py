@@ -24,6 +24,7 @@ import json
 import math
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import tempfile
@@ -39,24 +40,45 @@ class NotFoundException(APIException):
     """An experiment, trial, checkpoint or model that does not exist (the message names it)."""
 
 
-# ---- enums (Determined's names and values) ------------------------------------------------------
+# ---- enums (Determined's member names; values: docs/sdk.md) ----------------------------------
 
 class ExperimentState(enum.Enum):
+    """Determined's experiment states; the store reports ACTIVE, STOPPING_CANCELED, PAUSED,
+    COMPLETED, CANCELED and ERROR (the others are a master's stages)."""
+    UNSPECIFIED = "UNSPECIFIED"
     ACTIVE = "ACTIVE"
     PAUSED = "PAUSED"
+    STOPPING_COMPLETED = "STOPPING_COMPLETED"
     STOPPING_CANCELED = "STOPPING_CANCELED"
-    CANCELED = "CANCELED"
+    STOPPING_ERROR = "STOPPING_ERROR"
     COMPLETED = "COMPLETED"
+    CANCELED = "CANCELED"
     ERROR = "ERROR"
     DELETED = "DELETED"
+    DELETING = "DELETING"
+    DELETE_FAILED = "DELETE_FAILED"
+    STOPPING_KILLED = "STOPPING_KILLED"
+    QUEUED = "QUEUED"
+    PULLING = "PULLING"
+    STARTING = "STARTING"
+    RUNNING = "RUNNING"
 
 
 class TrialState(enum.Enum):
+    """Determined's trial states; the store reports ACTIVE, PAUSED, CANCELED, COMPLETED, ERROR."""
     ACTIVE = "ACTIVE"
     PAUSED = "PAUSED"
+    STOPPING_CANCELED = "STOPPING_CANCELED"
+    STOPPING_KILLED = "STOPPING_KILLED"
+    STOPPING_COMPLETED = "STOPPING_COMPLETED"
+    STOPPING_ERROR = "STOPPING_ERROR"
     CANCELED = "CANCELED"
     COMPLETED = "COMPLETED"
     ERROR = "ERROR"
+    QUEUED = "QUEUED"
+    PULLING = "PULLING"
+    STARTING = "STARTING"
+    RUNNING = "RUNNING"
 
 
 class CheckpointState(enum.Enum):
@@ -109,8 +131,8 @@ class ModelOrderBy(enum.Enum):
     DESC = 2
 
 
-_TERMINAL = {ExperimentState.COMPLETED, ExperimentState.CANCELED, ExperimentState.ERROR,
-             ExperimentState.PAUSED, ExperimentState.DELETED}
+# The states wait() returns; PAUSED makes it raise, as Determined's does.
+_TERMINAL = {ExperimentState.COMPLETED, ExperimentState.CANCELED, ExperimentState.ERROR, ExperimentState.DELETED}
 
 # experiment.json's trial outcomes as Determined's trial states.
 _TRIAL_STATES = {"running": TrialState.ACTIVE, "waiting": TrialState.ACTIVE, "paused": TrialState.PAUSED,
@@ -171,6 +193,18 @@ def _read_jsonl(path: pathlib.Path) -> Iterator[Dict[str, Any]]:
         return
 
 
+def _checkpoint_storage(experiment_id: int) -> pathlib.Path:
+    """Where the experiment's checkpoints are stored: what its runner recorded in run.json (the
+    config's shared_fs checkpoint_storage), else the experiment's run/checkpoints."""
+    run = _root() / "experiments" / str(experiment_id) / "run"
+    try:
+        with open(run / "run.json") as f:
+            recorded = json.load(f).get("checkpoint_storage")
+    except (OSError, ValueError):
+        recorded = None
+    return pathlib.Path(recorded) if recorded else run / "checkpoints"
+
+
 def _trial_entry(trial_id: int) -> Dict[str, Any]:
     for entry in _read_jsonl(_root() / "trials.jsonl"):
         if entry.get("trial_id") == trial_id:
@@ -190,7 +224,13 @@ def _number(value: Any) -> Optional[float]:
 
 
 def _now() -> str:
+    """Now, as the registry records it (ISO 8601, UTC)."""
     return datetime.datetime.now(datetime.timezone.utc).isoformat()
+
+
+def _time(text: Optional[str]) -> Optional[datetime.datetime]:
+    """A recorded time as the datetime Determined's SDK gives (timezone-aware, UTC)."""
+    return datetime.datetime.fromisoformat(text) if text else None
 
 
 # ---- checkpoints ---------------------------------------------------------------------------------
@@ -217,7 +257,7 @@ class Checkpoint:
         self.task_id = f"trial-{trial_id}" if trial_id is not None else None
         self.allocation_id = None
         self.resources: Dict[str, Any] = {}
-        self._directory = _root() / "experiments" / str(experiment_id) / "run" / "checkpoints" / uuid
+        self._directory = _checkpoint_storage(experiment_id) / uuid
         self.training = CheckpointTrainingMetadata(
             str(_root() / "experiments" / str(experiment_id) / "experiment.yaml"), experiment_id, trial_id,
             hparams, {"avgMetrics": validation_metrics or {}})
@@ -277,7 +317,14 @@ class Checkpoint:
         if experiment["alive"]:
             raise APIException(f"checkpoint {self.uuid}: experiment {self.training.experiment_id} is "
                                f"{experiment['state']}; pause or kill it before deleting its checkpoints")
-        shutil.rmtree(self._directory, ignore_errors=True)
+        with _Registry() as registry:  # no version is registered meanwhile
+            for model in registry.all():
+                for version in model.get("versions", []):
+                    if version.get("checkpoint_uuid") == self.uuid:
+                        raise APIException(f"checkpoint {self.uuid} is version {version['version']} of model "
+                                           f"{model['name']!r} in the model registry and cannot be deleted; "
+                                           "delete the model first")
+            shutil.rmtree(self._directory, ignore_errors=True)
 
     def load(self, path: Optional[str] = None, tags: Optional[List[str]] = None, **kwargs: Any) -> Any:
         raise NotImplementedError("Checkpoint.load() loads PyTorchTrial/TensorFlow checkpoints, which hpsearch "
@@ -513,11 +560,16 @@ class ExperimentReference:
 
     def wait(self, interval: float = 5.0) -> ExperimentState:
         """Polls every ``interval`` seconds until the experiment is COMPLETED, CANCELED, ERROR or
-        PAUSED; returns that state."""
+        DELETED and returns that state. A PAUSED experiment (paused, or its runner was killed)
+        raises ValueError, as Determined's wait() does: it would never end on its own."""
         while True:
-            state = self.state
+            described = _describe(self._id)
+            state = ExperimentState(described["state"])
             if state in _TERMINAL:
                 return state
+            if state == ExperimentState.PAUSED:
+                raise ValueError(f"Experiment {self._id} is in paused state. Make sure the experiment is active. "
+                                 f"({described.get('reason') or 'paused'})")
             time.sleep(interval)
 
     def get_trials(self, sort_by: TrialSortBy = TrialSortBy.ID,
@@ -623,7 +675,7 @@ class ModelVersion:
         self.name = record.get("name")
         self.comment = record.get("comment")
         self.notes = record.get("notes")
-        self.creation_time = record.get("creation_time")
+        self.creation_time = _time(record.get("creation_time"))
         self.checkpoint = get_checkpoint(record["checkpoint_uuid"])
 
     def __repr__(self) -> str:
@@ -640,8 +692,8 @@ class Model:
         self.model_id = record["id"]
         self.name = record["name"]
         self.description = record.get("description", "")
-        self.creation_time = record["creation_time"]
-        self.last_updated_time = record.get("last_updated_time")
+        self.creation_time = _time(record["creation_time"])
+        self.last_updated_time = _time(record.get("last_updated_time"))
         self.metadata = dict(record.get("metadata") or {})
         self.labels = list(record.get("labels") or [])
         self.username = record.get("username", "")
@@ -663,12 +715,13 @@ class Model:
             return registry.find(self.model_id).get("versions", [])
 
     def register_version(self, checkpoint_uuid: str) -> ModelVersion:
-        get_checkpoint(checkpoint_uuid)  # it exists
-
         def add(record: Dict[str, Any]) -> Dict[str, Any]:
+            # Under the registry's lock, which deleting a checkpoint or an experiment takes too.
+            checkpoint = get_checkpoint(checkpoint_uuid)  # it exists
             versions = record.setdefault("versions", [])
             version = {"version": (versions[-1]["version"] + 1) if versions else 1,
-                       "checkpoint_uuid": checkpoint_uuid, "creation_time": _now()}
+                       "checkpoint_uuid": checkpoint_uuid, "experiment_id": checkpoint.training.experiment_id,
+                       "creation_time": _now()}
             versions.append(version)
             return version
         return ModelVersion(self, self._change(add))
@@ -727,6 +780,7 @@ class Determined:
         if isinstance(config, dict) and model_dir is None:
             raise ValueError("create_experiment(): a config given as a dict needs model_dir (the default is the "
                              "config file's directory)")
+        given_as_dict = isinstance(config, dict)
         with tempfile.TemporaryDirectory() as tmp:
             if isinstance(config, dict):
                 path = pathlib.Path(tmp) / "config.yaml"
@@ -737,7 +791,15 @@ class Determined:
                 args += ["--model-dir", str(model_dir)]
             for include in includes or []:
                 args += ["--include", str(include)]
-            created = json.loads(_call(*args))
+            try:
+                created = json.loads(_call(*args))
+            except APIException as e:
+                if not given_as_dict:
+                    raise
+                # The temporary file means nothing to the caller (and is gone): name the dict;
+                # the message goes on with the field path and what was expected.
+                message = re.sub(re.escape(str(config)) + r"(:\d+:\d+)?", "<config dict>", str(e))
+                raise type(e)(message) from None
         return ExperimentReference(created["id"])
 
     def get_experiment(self, experiment_id: int) -> ExperimentReference:
@@ -748,16 +810,24 @@ class Determined:
         return TrialReference(trial_id)
 
     def get_checkpoint(self, uuid: str) -> Checkpoint:
-        """A checkpoint by its uuid, in any experiment of the store."""
+        """A checkpoint by its uuid, in any experiment of the store (wherever its checkpoint
+        storage is)."""
         experiments = _root() / "experiments"
-        for directory in sorted(experiments.glob(f"*/run/checkpoints/{uuid}")) if experiments.is_dir() else []:
-            experiment_id = int(directory.parents[2].name)
-            experiment = _describe(experiment_id)
+        ids = sorted(int(d.name) for d in experiments.iterdir() if d.name.isdigit()) if experiments.is_dir() else []
+        holders = [i for i in ids if (_checkpoint_storage(i) / uuid).is_dir()]
+        for experiment_id in holders:
+            try:
+                experiment = _describe(experiment_id)
+            except NotFoundException:
+                continue  # deleted meanwhile
             for trial in (experiment.get("experiment") or {}).get("trials", []):
                 for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
                     if c.uuid == uuid:
                         return c
-            return Checkpoint(uuid, experiment_id)  # stored, not yet in the runner's report
+        if holders:
+            # Stored, not yet in its runner's report (experiment.json lags by a snapshot); with a
+            # storage shared by several experiments, the first that holds it.
+            return Checkpoint(uuid, holders[0])
         raise NotFoundException(f"checkpoint {uuid} not found in {_root()}")
 
     def create_model(self, name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,

@@ -49,6 +49,9 @@ struct RunnerOptions {
   /// (1-based), given to it as HPSEARCH_TRIAL_ID; the same answer for the same trial on resume.
   /// Empty outside the store: the id is the creation index.
   std::function<std::uint64_t(const std::string& request_id, std::uint32_t index)> trial_id;
+  /// In the experiment store: whether a checkpoint (by storage id) is a model version, which the
+  /// save policy keeps, as Determined's checkpoint GC does. Empty outside the store.
+  std::function<bool(const std::string& storage_id)> registered_checkpoint;
   /// More environment for every trial (the store's HPSEARCH_EXPERIMENT_ID).
   std::map<std::string, std::string> trial_environment;
   /// The command a paused run tells the user to continue with; empty: `searcher-run resume DIR`
