@@ -93,7 +93,7 @@ TEST_CASE("cli: the help lists every option in declaration order, aligned") {
         "  --rate P       a probability\n");
 }
 
-TEST_CASE("cli: a repeatable option keeps every value in order; others are given once") {
+TEST_CASE("cli: a repeatable option keeps every value in order, others are given once") {
   OptionSet o("launch");
   o.repeatable("--sbatch-arg", "ARG", "one more sbatch option (repeat it)").value("--time", "T", "limit");
   const Args a = o.parse({"--sbatch-arg", "--mem=4G", "--time", "1:00", "--sbatch-arg=--qos=low", "--sbatch-arg", "x"});
@@ -131,7 +131,7 @@ TEST_CASE("cli: positional arguments, in declaration order, required when read")
   CHECK(error_of(two, {"a", "b", "c"}) == "unexpected argument 'c' (copy takes FROM TO)");
 }
 
-TEST_CASE("cli: the help lists arguments first; a shared group's help takes its own title") {
+TEST_CASE("cli: the help lists arguments first, a shared group's help takes its own title") {
   OptionSet o("resume");
   o.argument("DIR", "the experiment directory").value("--slots", "N", "trials at once").flag("--help", "this text");
   CHECK(o.help() ==

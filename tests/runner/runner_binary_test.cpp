@@ -336,7 +336,7 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
   check_metrics(exp);
 }
 
-TEST_CASE("searcher-run: SIGTERM pauses every trial; resume finishes the search") {
+TEST_CASE("searcher-run: SIGTERM pauses every trial, resume finishes the search") {
   const fs::path dir = scratch("sigterm");
   const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
   CHECK(run_and_kill(config.string(), dir, "2", 20, SIGTERM) == 128 + SIGTERM);
@@ -383,7 +383,7 @@ TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   CHECK(runner("help", dir).out.find("Exit codes:") != std::string::npos);
 }
 
-TEST_CASE("searcher-run: every command's help comes from its declared options; arguments are checked") {
+TEST_CASE("searcher-run: every command's help comes from its declared options, arguments are checked") {
   const fs::path dir = scratch("help");
   // `help CMD` and `CMD --help` print the same text, exit 0, and need none of the arguments.
   for (const char* command : {"run", "resume", "create", "ls", "describe", "pause", "activate", "kill", "delete"}) {

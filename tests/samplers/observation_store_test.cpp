@@ -48,7 +48,7 @@ TEST_CASE("observation store: trials rank by the longest length reached, then by
   CHECK(store.observations() == 8);
 }
 
-TEST_CASE("observation store: equal metrics rank by first observation; NaN is the worst") {
+TEST_CASE("observation store: equal metrics rank by first observation, NaN is the worst") {
   ObservationStore store = with_trials(4, 16);
   store.observe(2, 1, 0.5);
   store.observe(0, 1, std::numeric_limits<double>::quiet_NaN());

@@ -56,7 +56,7 @@ TEST_CASE("rng: request ids and trial seeds of the golden creates (seed 0)") {
   CHECK(rng.trial_seed() == 1682652230);
 }
 
-TEST_CASE("rng: bits_limit(0) draws nothing; bits64 is high word first") {
+TEST_CASE("rng: bits_limit(0) draws nothing, bits64 is high word first") {
   Rng a(7);
   Rng b(7);
   CHECK(a.bits_limit(0) == 0);

@@ -50,7 +50,7 @@ TEST_CASE("searcher: one canceled trial of two still completes the search") {
   CHECK(s.handle(TrialClosed{b}) == std::vector<Operation>{Shutdown{false, false}});
 }
 
-TEST_CASE("searcher: every trial canceled cancels; every trial errored fails") {
+TEST_CASE("searcher: every trial canceled cancels, every trial errored fails") {
   SUBCASE("single, killed") {
     Searcher s = make_searcher(SingleConfig{10}, HyperparameterSpace(), 0);
     const RequestId a = only_create(s.initial_operations()).request_id;

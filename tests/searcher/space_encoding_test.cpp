@@ -83,7 +83,7 @@ TEST_CASE("space encoding: round trip over samples of the space (seeds 0..199)")
   }
 }
 
-TEST_CASE("space encoding: decode covers the corners and every cell; snap moves to cell centres") {
+TEST_CASE("space encoding: decode covers the corners and every cell, snap moves to cell centres") {
   const HyperparameterSpace hps = space({{"c", categorical({"a", "b", "c"})}, {"i", int_hp(0, 1)},
                                          {"x", double_hp(-5, 10)}});
   const SpaceEncoding e(hps);

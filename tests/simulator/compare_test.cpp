@@ -23,7 +23,7 @@ TEST_CASE("compare: quantiles interpolate between order statistics (numpy's defa
   CHECK(quantile({1, 2, 3}, 1.0) == 3);
 }
 
-TEST_CASE("compare: more random trials find lower regret; results are deterministic") {
+TEST_CASE("compare: more random trials find lower regret, results are deterministic") {
   const auto workload = make_workload("mf-branin");
   const std::vector<ExperimentConfig> configs{random_config(4), random_config(64)};
   const RunOptions options{.workers = 4};

@@ -64,7 +64,7 @@ TEST_CASE("engine: with enough workers ASHA reaches max_length after one full tr
   CHECK(s.trials_created == 16);
 }
 
-TEST_CASE("engine: paused trials checkpoint and resume with a restore; runs are deterministic") {
+TEST_CASE("engine: paused trials checkpoint and resume with a restore, runs are deterministic") {
   const AshaConfig config{.max_length = 27, .max_trials = 27, .num_rungs = 3, .divisor = 3,
                           .max_concurrent_trials = 9};
   CostModel slow;
