@@ -25,6 +25,8 @@ import heapq
 import json
 import math
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -309,9 +311,16 @@ def play_optuna(workload, sampler_name, workers, seed, label):
     return cluster
 
 
+def cpu_seconds():
+    """CPU seconds of this process and of its children that ended (peer_workload, drive)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def run_cell(binaries, workload_name, method, workers, seed):
-    """One run: a row of the raw results."""
-    start = time.perf_counter()
+    """One run: a row of the raw results and a row of its cost."""
+    start, start_cpu = time.perf_counter(), cpu_seconds()
     workload = Workload(binaries["workload"], workload_name)
     if method in HPSEARCH_METHODS:
         name, sampler = HPSEARCH_METHODS[method]
@@ -319,11 +328,13 @@ def run_cell(binaries, workload_name, method, workers, seed):
     else:
         cluster = play_optuna(workload, OPTUNA_METHODS[method], workers, seed, method)
     workload.close()
-    return {"workload": workload_name, "workers": workers, "method": method, "seed": seed,
-            "final": cluster.best if cluster.trajectory else None,
-            "units": cluster.committed, "trials": cluster.trials, "end_time": cluster.now,
-            "trajectory": ";".join(f"{t:g}:{r:.17g}" for t, r in cluster.trajectory),
-            "seconds": round(time.perf_counter() - start, 3)}
+    key = {"workload": workload_name, "workers": workers, "method": method, "seed": seed}
+    row = dict(key, final=cluster.best if cluster.trajectory else None, units=cluster.committed,
+               trials=cluster.trials, end_time=cluster.now,
+               trajectory=";".join(f"{t:g}:{r:.17g}" for t, r in cluster.trajectory))
+    cost = dict(key, cpu_seconds=round(cpu_seconds() - start_cpu, 3),
+                wall_seconds=round(time.perf_counter() - start, 3))
+    return row, cost
 
 
 def fidelity_correlation(binary, samples=300, seed=1):
@@ -359,8 +370,10 @@ def fidelity_correlation(binary, samples=300, seed=1):
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
-FIELDS = ["workload", "workers", "method", "seed", "final", "units", "trials", "end_time", "trajectory",
-          "seconds"]
+# The results hold only what the run decided, so that a rerun of a cell writes the same bytes;
+# what it cost (CPU and wall seconds, which depend on the machine) goes to a file of its own.
+FIELDS = ["workload", "workers", "method", "seed", "final", "units", "trials", "end_time", "trajectory"]
+COST_FIELDS = ["workload", "workers", "method", "seed", "cpu_seconds", "wall_seconds"]
 
 
 def read_rows(path):
@@ -370,11 +383,27 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
+def sort_key(row):
+    return row["workload"], int(row["workers"]), ALL_METHODS.index(row["method"]), int(row["seed"])
+
+
+def rewrite_sorted(path, fields):
+    """Sorted, so that the checked-in file does not depend on the order runs finished in."""
+    rows = sorted({tuple(r[k] for k in FIELDS[:4]): r for r in read_rows(path)}.values(), key=sort_key)
+    with open(path, "w", newline="") as f:
+        out = csv.DictWriter(f, fields, lineterminator="\n")
+        out.writeheader()
+        out.writerows(rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sim", required=True, help="searcher-sim")
     parser.add_argument("--workload-server", required=True, help="peer_workload")
-    parser.add_argument("--out", required=True, help="raw results CSV (rows already there are kept and skipped)")
+    parser.add_argument("--out", required=True,
+                        help="raw results CSV: a run whose (workload, workers, method, seed) is there already "
+                             "is skipped, new runs are appended, so the grid accumulates over sessions")
+    parser.add_argument("--costs", help="CPU and wall seconds per run (default: OUT with _costs before .csv)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--methods", default=";".join(METHODS), help="labels separated by ';'")
     parser.add_argument("--workers", default="1,4,16")
@@ -397,26 +426,43 @@ def main():
     for _, m, _, _ in todo:
         if m not in ALL_METHODS:
             sys.exit(f"unknown method '{m}' (methods: {'; '.join(ALL_METHODS)})")
-    new_file = not os.path.exists(args.out)
-    with open(args.out, "a", newline="") as f, ProcessPoolExecutor(args.jobs) as pool:
-        out = csv.DictWriter(f, FIELDS)
+    # A run started in the background ignores SIGINT; SIGTERM stops it as SIGINT would in a
+    # terminal: the runs that finished are kept.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    costs_path = args.costs or os.path.splitext(args.out)[0] + "_costs.csv"
+    files = [(args.out, FIELDS), (costs_path, COST_FIELDS)]
+    writers = []
+    for path, fields in files:
+        new_file = not os.path.exists(path)
+        f = open(path, "a", newline="")
+        writer = csv.DictWriter(f, fields, lineterminator="\n")
         if new_file:
-            out.writeheader()
-        futures = [pool.submit(run_cell, binaries, w, m, n, s) for w, m, n, s in todo]
-        for future in as_completed(futures):
-            row = future.result()
-            out.writerow(row)
-            f.flush()
-            print(f"{row['workload']} x{row['workers']} {row['method']} seed {row['seed']}: "
-                  f"{row['final']} ({row['seconds']} s)", file=sys.stderr)
-    # Sorted, so that the checked-in file does not depend on the order runs finished in.
-    rows = read_rows(args.out)
-    rows.sort(key=lambda r: (r["workload"], int(r["workers"]), ALL_METHODS.index(r["method"]), int(r["seed"])))
-    with open(args.out, "w", newline="") as f:
-        out = csv.DictWriter(f, FIELDS)
-        out.writeheader()
-        out.writerows(rows)
-
+            writer.writeheader()
+        writers.append((f, writer))
+    try:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            futures = [pool.submit(run_cell, binaries, w, m, n, s) for w, m, n, s in todo]
+            try:
+                for future in as_completed(futures):
+                    # The cost first: a stop between the two writes leaves the cell to be run
+                    # again (and its cost row replaced).
+                    row, cost = future.result()
+                    for (f, writer), record in zip(reversed(writers), (cost, row)):
+                        writer.writerow(record)
+                        f.flush()
+                    print(f"{row['workload']} x{row['workers']} {row['method']} seed {row['seed']}: "
+                          f"{row['final']} ({cost['cpu_seconds']} s CPU)", file=sys.stderr)
+            except KeyboardInterrupt:
+                # Stopped (SIGINT or SIGTERM to this process): what finished is kept, the rest is left
+                # for the next run.
+                for future in futures:
+                    future.cancel()
+                print("quality.py: stopped; rerun with the same arguments to go on", file=sys.stderr)
+    finally:
+        for f, _ in writers:
+            f.close()
+        for path, fields in files:
+            rewrite_sorted(path, fields)
 
 if __name__ == "__main__":
     main()

@@ -185,14 +185,54 @@ def tables(summary):
 
 
 def best_table(summary):
-    out = ["| workload | workers | best hpsearch method | its median | Optuna TPE + Hyperband | ratio |",
+    out = ["| workload | workers | best hpsearch method | its median (seeds) | Optuna TPE + Hyperband (seeds) | ratio |",
            "|---|---|---|---|---|---|"]
     for b in summary["best_vs_optuna"]:
         ratio = "-" if b["ratio"] is None else f"{b['ratio']:.2g}"
         name = b["workload"] + (" (error)" if b["workload"] in NO_OPTIMUM else "")
         out.append(f"| {name} | {b['workers']} | {b['best'][len(HPSEARCH_PREFIX):]} | "
-                   f"{fmt(b['best_median'])} | {fmt(b['optuna_median'])} | {ratio} |")
+                   f"{fmt(b['best_median'])} ({b['best_runs']}) | {fmt(b['optuna_median'])} ({b['optuna_runs']}) | {ratio} |")
+    out.append("")
+    for n in summary["workers"]:
+        rows = [b for b in summary["best_vs_optuna"] if b["workers"] == n]
+        lower = sum(b["best_median"] < b["optuna_median"] for b in rows)
+        equal = sum(b["best_median"] == b["optuna_median"] for b in rows)
+        out.append(f"- {n} worker{'s' if n > 1 else ''}: lower on {lower}, equal on {equal}, "
+                   f"higher on {len(rows) - lower - equal} of {len(rows)} workloads.")
     return "\n".join(out)
+
+
+def costs_table(path, seeds=30):
+    """Mean CPU seconds per run (the harness, Optuna or searcher-sim drive, and peer_workload)
+    by method and worker count, from quality.py's costs file, and what the full grid of
+    quality.METHODS would take: every workload at 1, 4 and 16 workers, `seeds` seeds."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["cpu_seconds"]]
+    by = defaultdict(list)
+    extra_workloads = defaultdict(set)  # the extra methods run only where they matter
+    for r in rows:
+        by[(r["method"], int(r["workers"]))].append(float(r["cpu_seconds"]))
+        extra_workloads[r["method"]].add(r["workload"])
+    workers = sorted({n for _, n in by})
+    out = ["| method | " + " | ".join(f"{n} worker{'s' if n > 1 else ''}" for n in workers) + " |",
+           "|---|" + "---|" * len(workers)]
+    grid = extra = 0.0
+    for m in quality.ALL_METHODS:
+        if not any((m, n) in by for n in workers):
+            continue
+        out.append(f"| {m} | " + " | ".join(
+            f"{statistics.mean(by[(m, n)]):.2f} ({len(by[(m, n)])})" if (m, n) in by else "-"
+            for n in workers) + " |")
+        per_run = statistics.mean([v for n in workers for v in by.get((m, n), [])])
+        if m in quality.METHODS:
+            grid += per_run * len(quality.WORKLOADS) * 3 * seeds
+        else:
+            extra += per_run * len(extra_workloads[m]) * 3 * seeds
+    out += ["", f"CPU seconds per run, mean (runs measured). The full grid ({len(quality.METHODS)} methods x "
+            f"{len(quality.WORKLOADS)} workloads x 3 worker counts x {seeds} seeds, each method at its mean "
+            f"over the worker counts measured): {grid:,.0f} CPU seconds ({grid / 3600:.1f} hours); the extra "
+            f"methods on the workloads they were run on, as many runs: {extra:,.0f} more."]
+    return "\n".join(out) + "\n"
 
 
 def replace_section(text, name, body):
@@ -210,6 +250,7 @@ def main():
     parser.add_argument("--summary", help="JSON summary to write")
     parser.add_argument("--samplers-doc", help="docs/samplers.md")
     parser.add_argument("--readme", help="README.md")
+    parser.add_argument("--costs", help="quality.py's costs CSV: a table of CPU seconds per run in samplers.md")
     args = parser.parse_args()
     rows = []
     for path in args.results:
@@ -222,8 +263,11 @@ def main():
             f.write("\n")
     body = tables(summary) + "\nhpsearch's best method against Optuna's TPE + Hyperband (median final regret):\n\n" + \
         best_table(summary) + "\n"
-    for path, name, text in ((args.samplers_doc, "quality-tables", body),
-                             (args.readme, "quality-summary", best_table(summary) + "\n")):
+    sections = [(args.samplers_doc, "quality-tables", body),
+                (args.readme, "quality-summary", best_table(summary) + "\n")]
+    if args.costs:
+        sections.append((args.samplers_doc, "quality-costs", costs_table(args.costs)))
+    for path, name, text in sections:
         if path:
             with open(path) as f:
                 doc = f.read()

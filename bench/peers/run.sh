@@ -3,7 +3,7 @@
 # machine is the same: cost per trial at 1,000 / 4,000 / 8,000 trials (peers.py) and the cost of
 # proposing a configuration (decision_cost.py), which regenerate their sections of
 # docs/PERFORMANCE.md; about 15 minutes on 2 cores. With QUALITY=1 also the quality at equal
-# budget (quality.py, then quality_report.py for docs/samplers.md and README.md): hours on 2 cores
+# budget (quality.py, then quality_report.py for docs/samplers.md and README.md): about 2 CPU hours
 # (the GP runs and Optuna's TPE dominate); SEEDS (default 0-29) and JOBS (default 2) bound it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,9 +25,9 @@ mkdir -p build/peers
   --workload-server build/release/bench/peer_workload --out bench/peers/results/decision_cost.json \
   --docs docs/PERFORMANCE.md
 if [ "${QUALITY:-0}" = 1 ]; then
-  /usr/bin/python3 bench/peers/quality.py --sim build/release/simulator/searcher-sim \
+  nice -n 19 /usr/bin/python3 bench/peers/quality.py --sim build/release/simulator/searcher-sim \
     --workload-server build/release/bench/peer_workload --out bench/peers/results/quality.csv \
     --seeds "${SEEDS:-0-29}" --jobs "${JOBS:-2}"
   /usr/bin/python3 bench/peers/quality_report.py --results bench/peers/results/quality.csv \
-    --summary bench/peers/results/quality_summary.json --samplers-doc docs/samplers.md --readme README.md
+    --costs bench/peers/results/quality_costs.csv --summary bench/peers/results/quality_summary.json --samplers-doc docs/samplers.md --readme README.md
 fi
