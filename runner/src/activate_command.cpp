@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 int activate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool terminal) {
   using namespace runner_cli;
-  const Parsed parsed = parse(args, {"--slots", "--snapshot-every", "--pause-seconds"}, {"--attached"});
+  const Parsed parsed = parse(args, {"--slots", "--snapshot-every", "--pause-seconds", "--trial-timeout"}, {"--attached"});
   if (parsed.positional.size() != 1) throw UsageError("activate takes one experiment id");
   const RunnerOptions options = runner_options(parsed, terminal);
   Store store(default_root());

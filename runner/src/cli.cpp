@@ -79,6 +79,8 @@ Options of run, resume, create and activate (the run options):
   --snapshot-every N   journal records between snapshots (default 64; at least one per
                        trial, so large experiments snapshot less often)
   --pause-seconds X    how long trials get to pause after Ctrl-C before they are killed (30)
+  --trial-timeout X    a trial that reports nothing for X seconds is killed and restarted from
+                       its checkpoint, counting against max_restarts (default 0: never)
 Where trials run (options of run and resume; resume keeps what run was given unless told):
   --launcher KIND      local (default): processes on this machine; slurm: one Slurm job per
                        trial launch (sbatch), so --slots may exceed this machine's CPUs
@@ -128,7 +130,7 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
     }
     if (command == "run") {
       const Parsed parsed = parse(rest, with_launch_options({"--config", "--dir", "--context", "--seed", "--slots",
-                                                             "--snapshot-every", "--pause-seconds"}),
+                                                             "--snapshot-every", "--pause-seconds", "--trial-timeout"}),
                                   {}, "--sbatch-arg");
       if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
       if (!parsed.values.contains("--config")) throw UsageError("--config FILE is required");
@@ -151,7 +153,7 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
                                         *launcher, out, err));
     }
     if (command == "resume") {
-      const Parsed parsed = parse(rest, with_launch_options({"--slots", "--snapshot-every", "--pause-seconds"}), {}, "--sbatch-arg");
+      const Parsed parsed = parse(rest, with_launch_options({"--slots", "--snapshot-every", "--pause-seconds", "--trial-timeout"}), {}, "--sbatch-arg");
       if (parsed.positional.size() != 1) throw UsageError("resume takes one experiment directory");
       if (const auto id = store::experiment_of_run_directory(parsed.positional.front())) {
         const std::string n = std::to_string(*id);

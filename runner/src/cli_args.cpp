@@ -65,6 +65,9 @@ RunnerOptions runner_options(const Parsed& parsed, bool terminal) {
   if (parsed.values.contains("--pause-seconds")) {
     options.pause_seconds = parse_nonnegative("--pause-seconds", parsed.values.at("--pause-seconds"));
   }
+  if (parsed.values.contains("--trial-timeout")) {
+    options.trial_timeout = parse_nonnegative("--trial-timeout", parsed.values.at("--trial-timeout"));
+  }
   return options;
 }
 

@@ -25,7 +25,7 @@ struct Parsed {
 [[nodiscard]] Parsed parse(const std::vector<std::string>& args, const std::set<std::string>& options,
                            const std::set<std::string>& flags = {}, const std::string& repeatable = {});
 
-/// --slots, --snapshot-every, --pause-seconds.
+/// --slots, --snapshot-every, --pause-seconds, --trial-timeout.
 [[nodiscard]] RunnerOptions runner_options(const Parsed& parsed, bool terminal);
 
 /// `options` plus where trials run (--launcher, --partition, --account, --time, --sbatch-arg,

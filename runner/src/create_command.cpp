@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 int create_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool terminal) {
   using namespace runner_cli;
   const Parsed parsed = parse(args, {"--config", "--model-dir", "--include", "--seed", "--slots", "--snapshot-every",
-                                     "--pause-seconds"},
+                                     "--pause-seconds", "--trial-timeout"},
                               {"--detach", "--json"}, "--include");
   if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
   if (!parsed.values.contains("--config")) throw UsageError("--config FILE is required");

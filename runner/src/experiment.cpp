@@ -62,6 +62,7 @@ struct LaunchState {
   bool close_sent = false;
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
+  bool silent = false;         // killed for saying nothing for --trial-timeout
 };
 
 // checkpoint_storage's save policy (Determined's defaults).
@@ -273,7 +274,7 @@ class Experiment final : private SupervisorListener {
                             "has not shut down (see runner.log)");
         }
       }
-      supervisor_.wait(options_.terminal ? 500 : 1000, signals.fd());
+      supervisor_.wait(wait_ms(options_.terminal ? 500 : 1000), signals.fd());
       for (const int s : signals.drain()) {
         if (s != SIGINT && s != SIGTERM) continue;
         if (!interrupted_) {
@@ -290,6 +291,7 @@ class Experiment final : private SupervisorListener {
         }
       }
       supervisor_.deliver();
+      stop_silent_trials();
       if (pausing && std::chrono::steady_clock::now() > pause_deadline) {
         for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
         pausing = false;
@@ -455,6 +457,35 @@ class Experiment final : private SupervisorListener {
       feed(TrialClosed{t.id});
     } else if (t.target && !interrupted_) {
       supervisor_.enqueue(i);
+    }
+  }
+
+  // --trial-timeout as a duration; zero: trials are not timed.
+  std::chrono::steady_clock::duration silence_limit() const {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(options_.trial_timeout));
+  }
+
+  // How long the loop may wait: at most `longest`, and not past the next trial's silence limit.
+  int wait_ms(int longest) const {
+    if (options_.trial_timeout <= 0) return longest;
+    const auto next = supervisor_.next_silence(silence_limit());
+    if (!next) return longest;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - std::chrono::steady_clock::now()).count() + 1;
+    return static_cast<int>(std::clamp<long long>(left, 0, longest));
+  }
+
+  // A trial that has said nothing for --trial-timeout is hung (or too quiet to tell): its whole
+  // tree is killed and it is restarted from its latest checkpoint, as for a crash (on_exited).
+  void stop_silent_trials() {
+    if (options_.trial_timeout <= 0) return;
+    for (const std::uint32_t i : supervisor_.silent(silence_limit(), std::chrono::steady_clock::now())) {
+      LaunchState& l = launches_[i];
+      if (l.silent || !l.broke_protocol.empty()) continue;  // already being killed
+      l.silent = true;
+      report_.log(name(i) + " sent nothing for " + json_line(options_.trial_timeout) +
+                  " s (--trial-timeout): killing it and every process it started");
+      supervisor_.terminate(i, true);
     }
   }
 
@@ -805,6 +836,10 @@ class Experiment final : private SupervisorListener {
       report_.log(name(i) + " paused (" + status.describe() + ")");
       return;  // its work, if any, is relaunched on resume
     }
+    if (l.silent) {
+      failed(i, "it sent nothing for " + json_line(options_.trial_timeout) + " s (--trial-timeout)");
+      return;
+    }
     if (!status.success()) {
       const std::vector<std::string> tail = output_tail(report_.trial_directory(i, t) / "output.log", 10);
       std::string shown;
@@ -956,6 +991,34 @@ void save_launch_settings(const fs::path& directory, const LaunchSettings& launc
   write_file_atomically(run_path, run.dump(2) + '\n');
 }
 
+// The experiment's files cannot be written (a full or read-only disk): nothing more can be
+// recorded, so the run stops. By the time the caller prints this, the Experiment is destroyed,
+// and with it every local trial (each shepherd kills its tree); Slurm jobs keep running, as
+// after a kill -9, for resume to reattach. The message says which file, what failed and what
+// to do; what was recorded before is in the journal (a record cut short is dropped on resume).
+RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOptions& options,
+                                   const std::function<RunOutcome()>& body) {
+  try {
+    return body();
+  } catch (const DiskError& e) {
+    std::string cause;
+    std::string fix;
+    switch (e.errno_value()) {
+      case ENOSPC: cause = "its filesystem is full"; fix = "free space on it"; break;
+      case EDQUOT: cause = "the disk quota is exceeded"; fix = "free space or raise the quota"; break;
+      case EROFS: cause = "its filesystem is read-only"; fix = "make it writable again (remount it read-write)"; break;
+      case EACCES:
+      case EPERM: cause = "searcher-run may not write there"; fix = "give it write permission"; break;
+      default: cause = "the file cannot be written"; fix = "fix the cause"; break;
+    }
+    const std::string resume = options.continue_command.empty() ? "searcher-run resume " + directory.string()
+                                                                : options.continue_command;
+    throw RunnerError(std::string(e.what()) + "\n  " + cause + ", so the run stopped: its trials were stopped, and " +
+                      "everything recorded before is kept (a journal record cut short is dropped on resume).\n  To go " +
+                      "on, " + fix + ", then: " + resume);
+  }
+}
+
 }  // namespace
 
 LaunchSettings saved_launch_settings(const fs::path& directory) {
@@ -997,16 +1060,18 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
   }
   fs::create_directories(directory, error);
   if (error) throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
-  RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context), random_token()};
-  fs::copy_file(config_path, directory / "config.yaml");
-  write_file_atomically(directory / "run.json",
-                        nlohmann::json{{"seed", settings.seed}, {"context", settings.context.string()},
-                                       {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
-                                .dump(2) + '\n');
-  Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-  save_launch_settings(directory, options.launch, experiment.channel_address());
-  experiment.begin();
-  return experiment.run();
+  return stopping_on_disk_errors(directory, options, [&] {
+    RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context), random_token()};
+    fs::copy_file(config_path, directory / "config.yaml");
+    write_file_atomically(directory / "run.json",
+                          nlohmann::json{{"seed", settings.seed}, {"context", settings.context.string()},
+                                         {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
+                                  .dump(2) + '\n');
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
+    save_launch_settings(directory, options.launch, experiment.channel_address());
+    experiment.begin();
+    return experiment.run();
+  });
 }
 
 RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& options, Launcher& launcher,
@@ -1024,10 +1089,12 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
   }
   RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
                        run.at("key").get<std::string>()};
-  Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-  save_launch_settings(directory, options.launch, experiment.channel_address());
-  experiment.recover();
-  return experiment.run();
+  return stopping_on_disk_errors(directory, options, [&] {
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
+    save_launch_settings(directory, options.launch, experiment.channel_address());
+    experiment.recover();
+    return experiment.run();
+  });
 }
 
 }  // namespace hpsearch

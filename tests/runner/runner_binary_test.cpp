@@ -191,6 +191,36 @@ TEST_CASE("searcher-run: a trial that crashes once recovers from its checkpoint"
   CHECK(log.find("started (pid ") != std::string::npos);
 }
 
+TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is killed and restarted from its checkpoint") {
+  // It stores a checkpoint at 1, then sleeps for an hour at 2 on its first launch.
+  const fs::path dir = scratch("hang-once");
+  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 4\n",
+                                       "  x: 0.5\n  mode: hang_once\n  checkpoint_each: true\n");
+  const auto started = std::chrono::steady_clock::now();
+  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
+                             "' --slots 1 --trial-timeout 1.5",
+                         dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  INFO(run.err);
+  CHECK(run.code == 0);
+  CHECK(seconds >= 1.5);
+  CHECK(seconds < 60);  // not the hour it sleeps
+  const nlohmann::json exp = experiment(dir / "exp");
+  check_metrics(exp);
+  const nlohmann::json& trial = exp["trials"][0];
+  CHECK(trial["restarts"] == 1);
+  CHECK(trial["outcome"] == "completed");
+  CHECK(trial["validations"].size() == 1);
+  const std::string log = read_file(dir / "exp" / "runner.log");
+  const std::string name = "trial 1 (" + trial["request_id"].get<std::string>() + ")";
+  CHECK(log.find(name + " sent nothing for 1.5 s (--trial-timeout): killing it and every process it started") !=
+        std::string::npos);
+  CHECK(log.find(name + " failed: it sent nothing for 1.5 s (--trial-timeout); restarting from its checkpoint at 1 "
+                        "(restart 1 of 5)") != std::string::npos);
+  CHECK(read_file(exp["trials"][0]["directory"].get<std::string>() + "/output.log") ==
+        "starting at 0\nstarting at 1\n");
+}
+
 TEST_CASE("searcher-run: a trial that always crashes is errored, and the search goes on") {
   const fs::path dir = scratch("always-crash");
   const fs::path config = write_config(
@@ -359,6 +389,8 @@ TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   CHECK(runner("run --dir x", dir).err == "searcher-run run: --config FILE is required\n(see 'searcher-run help')\n");
   CHECK(runner("run --config c.yaml --dir x --slots 0", dir).err.starts_with(
       "searcher-run run: --slots: must be an integer between 1 and 4096, got '0'"));
+  CHECK(runner("run --config c.yaml --dir x --trial-timeout -1", dir).err.starts_with(
+      "searcher-run run: --trial-timeout: must be a number >= 0, got '-1'"));
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.1\n");
   fs::create_directories(dir / "busy");
   std::ofstream(dir / "busy" / "file") << "x";

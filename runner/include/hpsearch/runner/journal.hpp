@@ -6,21 +6,38 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hpsearch {
 
+/// A file could not be opened, written, synced or renamed: `errno_value` says why (ENOSPC: the
+/// disk is full; EROFS: it is read-only; EACCES/EPERM: no permission; EIO, EDQUOT, ...).
+/// what() is "cannot OPERATION 'PATH': strerror".
+class DiskError : public std::runtime_error {
+ public:
+  DiskError(const std::string& operation, const std::filesystem::path& path, int errno_value);
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] int errno_value() const { return errno_; }
+
+ private:
+  std::filesystem::path path_;
+  int errno_;
+};
+
+/// Opens, appends and writes of this file throw DiskError (after any partial write: a torn
+/// tail the reader drops).
 class Journal {
  public:
-  /// Opens (creating if need be) for appending. Throws std::runtime_error.
+  /// Opens (creating if need be) for appending. Throws DiskError.
   explicit Journal(const std::filesystem::path& path);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
-  /// Appends one record as a line and waits until it is on disk. Throws std::runtime_error.
+  /// Appends one record as a line and waits until it is on disk. Throws DiskError.
   void append(const nlohmann::json& record);
 
  private:
@@ -48,6 +65,7 @@ struct JournalContents {
 void truncate_journal(const std::filesystem::path& path, std::uint64_t size);
 
 /// Replaces `path` with `text` atomically: readers see the old or the new file, never a mix.
+/// Throws DiskError (the temporary file removed, `path` untouched).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace hpsearch
