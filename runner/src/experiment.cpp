@@ -1004,16 +1004,16 @@ RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOption
     std::string cause;
     std::string fix;
     switch (e.errno_value()) {
-      case ENOSPC: cause = "its filesystem is full"; fix = "free space on it"; break;
+      case ENOSPC: cause = "the filesystem is full"; fix = "free space on it"; break;
       case EDQUOT: cause = "the disk quota is exceeded"; fix = "free space or raise the quota"; break;
-      case EROFS: cause = "its filesystem is read-only"; fix = "make it writable again (remount it read-write)"; break;
+      case EROFS: cause = "the filesystem is read-only"; fix = "make it writable again (remount it read-write)"; break;
       case EACCES:
       case EPERM: cause = "searcher-run may not write there"; fix = "give it write permission"; break;
       default: cause = "the file cannot be written"; fix = "fix the cause"; break;
     }
     const std::string resume = options.continue_command.empty() ? "searcher-run resume " + directory.string()
                                                                 : options.continue_command;
-    throw RunnerError(std::string(e.what()) + "\n  " + cause + ", so the run stopped: its trials were stopped, and " +
+    throw RunnerError(std::string(e.what()) + "\n  " + cause + ", so the run stopped and its trials were killed; " +
                       "everything recorded before is kept (a journal record cut short is dropped on resume).\n  To go " +
                       "on, " + fix + ", then: " + resume);
   }

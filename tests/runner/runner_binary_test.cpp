@@ -90,6 +90,22 @@ std::set<std::tuple<std::string, std::uint64_t, double>> validations(const nlohm
   return all;
 }
 
+// (request id, length, metric) of every validation the journal at `dir` recorded in a complete
+// record (a last line without its newline was cut short and never acted on).
+std::set<std::tuple<std::string, std::uint64_t, double>> journaled_validations(const fs::path& dir) {
+  std::set<std::tuple<std::string, std::uint64_t, double>> all;
+  std::ifstream journal(dir / "journal.jsonl");
+  for (std::string line; std::getline(journal, line);) {
+    if (journal.eof()) break;
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record.contains("in") && record["in"]["event"] == "validation_completed") {
+      all.insert({record["in"]["request_id"].get<std::string>(), record["in"]["length"].get<std::uint64_t>(),
+                  record["in"]["metric"].get<double>()});
+    }
+  }
+  return all;
+}
+
 // Starts searcher-run, and kills it with `signal` once its journal has `records` records.
 int run_and_kill(const std::string& config, const fs::path& dir, const std::string& slots,
                  std::size_t records, int signal) {
@@ -299,7 +315,9 @@ TEST_CASE("searcher-run: protocol breaks restart the trial and are logged with t
 TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the uninterrupted run") {
   const std::string hps = "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n";
   const fs::path reference_dir = scratch("kill-reference");
-  const fs::path reference_config = write_config(reference_dir, kAsha, hps);
+  const std::string asha = "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 5\n"
+                           "  max_length: 9\n  max_concurrent_trials: 2\n";
+  const fs::path reference_config = write_config(reference_dir, asha, hps);
   CHECK(runner("run --config '" + reference_config.string() + "' --dir '" +
                    (reference_dir / "exp").string() + "' --slots 1",
                reference_dir)
@@ -344,16 +362,7 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
     CHECK(::kill(pid, 0) != 0);
   }
   // What the journal holds at the kill: every validation it recorded must survive.
-  std::set<std::tuple<std::string, std::uint64_t, double>> before;
-  std::ifstream journal(dir / "exp" / "journal.jsonl");
-  for (std::string line; std::getline(journal, line);) {
-    if (journal.eof()) break;  // a last line without its newline was cut short by the kill
-    const nlohmann::json record = nlohmann::json::parse(line);
-    if (record.contains("in") && record["in"]["event"] == "validation_completed") {
-      before.insert({record["in"]["request_id"].get<std::string>(), record["in"]["length"].get<std::uint64_t>(),
-                     record["in"]["metric"].get<double>()});
-    }
-  }
+  const auto before = journaled_validations(dir / "exp");
   CHECK(!before.empty());
   const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 2", dir);
   INFO("first run's stderr:\n" << read_file(dir / "first.out.err") << "\nresume's stderr:\n" << resumed.err);
@@ -615,4 +624,60 @@ TEST_CASE("searcher-run: a failed trial's last lines of output are in runner.log
   REQUIRE(!failure["output_tail"].empty());
   CHECK(failure["output_tail"].back() == "RuntimeError: always_crash at x = 0.75");
   CHECK(failure["output_tail"].dump().find("about to fail") != std::string::npos);
+}
+
+TEST_CASE("searcher-run: a disk full or read-only mid-run stops it with a clear error; resume loses nothing") {
+  // HPSEARCH_TEST_FAIL_WRITE=N:E makes the N-th journal or state file write (and every later
+  // one) write half its bytes and fail with E. Each trial leaves a process in a session of its
+  // own behind (background_child): none may outlive the runner.
+  const std::string hps = "  x: {type: double, minval: 0, maxval: 1}\n  mode: background_child\n";
+  const fs::path reference_dir = scratch("disk-reference");
+  const std::string asha = "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 5\n"
+                           "  max_length: 9\n  max_concurrent_trials: 2\n";
+  const fs::path reference_config = write_config(reference_dir, asha, hps);
+  REQUIRE(runner("run --config '" + reference_config.string() + "' --dir '" + (reference_dir / "exp").string() +
+                     "' --slots 1",
+                 reference_dir)
+              .code == 0);
+  const nlohmann::json reference = experiment(reference_dir / "exp");
+  struct Case {
+    int write;
+    const char* error;
+    const char* words;
+  };
+  for (const Case c : {Case{6, "ENOSPC", "No space left on device\n  the filesystem is full, so the run stopped"},
+                       Case{22, "EROFS", "Read-only file system\n  the filesystem is read-only, so the run stopped"},
+                       Case{40, "EACCES", "Permission denied\n  searcher-run may not write there, so the run stopped"}}) {
+    INFO("write " << c.write << " fails with " << c.error);
+    const fs::path dir = scratch(std::string("disk-") + c.error);
+    const fs::path config = write_config(dir, asha, hps);
+    const fs::path exp_dir = dir / "exp";
+    const Run failed = run_program("env", "HPSEARCH_TEST_FAIL_WRITE=" + std::to_string(c.write) + ":" + c.error + " '" +
+                                              SEARCHER_RUN + "' run --config '" + config.string() + "' --dir '" +
+                                              exp_dir.string() + "' --slots 1",
+                                   dir);
+    INFO(failed.err);
+    CHECK(failed.code == 1);
+    CHECK(failed.err.find("searcher-run run: cannot write '" + exp_dir.string() + "/") != std::string::npos);
+    CHECK(failed.err.find(c.words) != std::string::npos);
+    CHECK(failed.err.find("everything recorded before is kept") != std::string::npos);
+    CHECK(failed.err.find("then: searcher-run resume " + exp_dir.string() + "\n") != std::string::npos);
+    // The runner waited for every trial's tree to be killed before it exited.
+    CHECK(scan_for_key(experiment_key(exp_dir)).empty());
+    const auto before = journaled_validations(exp_dir);
+    const Run resumed = runner("resume '" + exp_dir.string() + "' --slots 1", dir);
+    INFO(resumed.err);
+    CHECK(resumed.code == 0);
+    const nlohmann::json exp = experiment(exp_dir);
+    const auto after = validations(exp);
+    for (const auto& v : before) CHECK(after.contains(v));
+    // As after a kill: --slots 1 gives the uninterrupted run.
+    REQUIRE(exp["trials"].size() == reference["trials"].size());
+    for (std::size_t i = 0; i < exp["trials"].size(); ++i) {
+      CHECK(exp["trials"][i]["request_id"] == reference["trials"][i]["request_id"]);
+      CHECK(exp["trials"][i]["validations"] == reference["trials"][i]["validations"]);
+      CHECK(exp["trials"][i]["outcome"] == reference["trials"][i]["outcome"]);
+    }
+    CHECK(processes_with_key(experiment_key(exp_dir)).empty());
+  }
 }
