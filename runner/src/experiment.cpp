@@ -203,6 +203,8 @@ class Experiment final : private SupervisorListener {
       }
       searcher_.restore(snapshot.at("searcher"), snapshot.at("seq").get<std::uint64_t>());
       for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_record_from_json(t));
+      for (const nlohmann::json& id : snapshot.value("running", nlohmann::json::array())) replay_running_.push_back(index_of(parse_id(id)));
+      for (const nlohmann::json& id : snapshot.value("waiting", nlohmann::json::array())) replay_waiting_.push_back(index_of(parse_id(id)));
       if (const nlohmann::json& shutdown = snapshot.at("shutdown"); !shutdown.is_null()) {
         shut_down_ = true;
         shutdown_ = Shutdown{shutdown.at("cancel").get<bool>(), shutdown.at("failure").get<bool>()};
@@ -238,7 +240,17 @@ class Experiment final : private SupervisorListener {
     }
     // Processes died with the old runner: trials with work are relaunched from their latest
     // checkpoint, and those that were closing are closed; reattached ones get their commands.
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) reconcile(i);
+    // In the order the old run had them: those it was running (in launch order), then its
+    // queue, then the rest; with one slot, the trials then run in the order they would have.
+    std::vector<std::uint32_t> order(replay_running_.begin(), replay_running_.end());
+    order.insert(order.end(), replay_waiting_.begin(), replay_waiting_.end());
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) order.push_back(i);
+    std::vector<bool> done(trials_.size(), false);
+    for (const std::uint32_t i : order) {
+      if (done[i]) continue;
+      done[i] = true;
+      reconcile(i);
+    }
   }
 
   // A trial whose launch may have outlived the old runner (a Slurm job): reattached if it is
@@ -336,8 +348,15 @@ class Experiment final : private SupervisorListener {
     apply(ops);
   }
 
-  void append_runner_record(const char* kind, nlohmann::json body) {
-    if (!replaying_) searcher_.append_runner_record(kind, std::move(body));
+  void append_runner_record(const char* kind, nlohmann::json body, bool sync = true) {
+    if (!replaying_) searcher_.append_runner_record(kind, std::move(body), sync);
+  }
+
+  // The supervisor's queue order ("queued", "launched", "exited") is journaled so that a resumed
+  // run launches trials in the order the old one would have. Not synced: losing the last of
+  // them in a machine crash changes only that order, and the next synced record syncs them.
+  void append_order_record(const char* kind, std::uint32_t i) {
+    append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}}, false);
   }
 
   // What the runner keeps of an event besides the searcher's own state.
@@ -414,6 +433,15 @@ class Experiment final : private SupervisorListener {
       t.job_token = record.runner_kind == "job" ? record.runner_body.at("token").get<std::string>() : "";
       return;
     }
+    // The supervisor's queue and launches, replayed so that resume keeps the old run's order.
+    if (record.runner_kind == "queued" || record.runner_kind == "launched" || record.runner_kind == "exited") {
+      const std::uint32_t i = index_of(parse_id(record.runner_body.at("request_id")));
+      std::erase(replay_waiting_, i);
+      std::erase(replay_running_, i);
+      if (record.runner_kind == "queued") replay_waiting_.push_back(i);
+      if (record.runner_kind == "launched") replay_running_.push_back(i);
+      return;
+    }
     if (record.runner_kind == "restart") {
       ++trials_[index_of(parse_id(record.runner_body.at("request_id")))].restarts;
       return;
@@ -456,7 +484,7 @@ class Experiment final : private SupervisorListener {
     if (t.exit_reason || (t.close_requested && !t.target)) {
       feed(TrialClosed{t.id});
     } else if (t.target && !interrupted_) {
-      supervisor_.enqueue(i);
+      if (supervisor_.enqueue(i)) append_order_record("queued", i);
     }
   }
 
@@ -501,6 +529,7 @@ class Experiment final : private SupervisorListener {
     supervisor_.launch_waiting(
         [this](std::uint32_t i) { return prepare_launch(i); },
         [this](std::uint32_t i, long) {
+          append_order_record("launched", i);
           TrialRecord& t = trials_[i];
           const TrialProcess& process = supervisor_.process(i);
           if (!process.handle().empty()) {  // it may outlive us: journaled, so resume reattaches
@@ -553,6 +582,7 @@ class Experiment final : private SupervisorListener {
         {"HPSEARCH_SLOTS_PER_TRIAL", std::to_string(slots_per_trial_)},
         {"HPSEARCH_CONFIG_JSON", (directory_ / "config.json").string()},
         {"HPSEARCH_TRIAL_RUN_ID", std::to_string(++trials_[i].launches)},
+        {"HPSEARCH_TRIAL_RESTARTS", std::to_string(t.restarts)},
     };
     if (t.checkpoint) {
       spec.environment["HPSEARCH_LATEST_CHECKPOINT"] = t.checkpoint->path;
@@ -803,6 +833,7 @@ class Experiment final : private SupervisorListener {
   }
 
   void on_exited(std::uint32_t i, const ExitStatus& status) override {
+    append_order_record("exited", i);
     metrics_.release(i);
     TrialRecord& t = trials_[i];
     const LaunchState& l = launches_[i];
@@ -914,6 +945,13 @@ class Experiment final : private SupervisorListener {
     return *id;
   }
 
+  template <typename Indices>
+  nlohmann::json ids(const Indices& indices) const {
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::uint32_t i : indices) list.push_back(trials_[i].id.to_string());
+    return list;
+  }
+
   std::string marker() const { return "HPSEARCH_EXPERIMENT_KEY=" + settings_.key; }
 
   std::string name(std::uint32_t i) const {
@@ -926,6 +964,7 @@ class Experiment final : private SupervisorListener {
     const nlohmann::json snapshot{
         {"format_version", kFormatVersion}, {"seq", searcher_.seq()}, {"searcher", searcher_.snapshot()},
         {"trials", std::move(trials)},
+        {"running", ids(supervisor_.running_trials())}, {"waiting", ids(supervisor_.waiting_trials())},
         {"shutdown", shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
                                 : nlohmann::json(nullptr)}};
     write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
@@ -961,6 +1000,8 @@ class Experiment final : private SupervisorListener {
   std::deque<std::uint32_t> dirty_;
   bool started_ = false;
   bool replaying_ = false;
+  std::deque<std::uint32_t> replay_waiting_;  // the old run's queue and running trials, from the
+  std::vector<std::uint32_t> replay_running_;  // snapshot and journal (launch order)
   bool shut_down_ = false;
   Shutdown shutdown_;
   int interrupted_ = 0;

@@ -77,9 +77,9 @@ Journal::~Journal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void Journal::append(const nlohmann::json& record) {
+void Journal::append(const nlohmann::json& record, bool sync) {
   write_all(fd_, json_line(record) + '\n', path_);
-  if (::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
+  if (sync && ::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
 }
 
 JournalContents read_journal(const std::filesystem::path& path) {

@@ -26,10 +26,11 @@ Supervisor::~Supervisor() {
   }
 }
 
-void Supervisor::enqueue(std::uint32_t trial) {
-  if (live_.contains(trial) || queued_[trial]) return;
+bool Supervisor::enqueue(std::uint32_t trial) {
+  if (live_.contains(trial) || queued_[trial]) return false;
   queued_[trial] = true;
   waiting_.push_back(trial);
+  return true;
 }
 
 void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,

@@ -37,8 +37,9 @@ class Journal {
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
-  /// Appends one record as a line and waits until it is on disk. Throws DiskError.
-  void append(const nlohmann::json& record);
+  /// Appends one record as a line and waits until it is on disk (unless `sync` is false: then
+  /// it is on disk once a later record is, or if the machine does not crash). Throws DiskError.
+  void append(const nlohmann::json& record, bool sync = true);
 
  private:
   std::filesystem::path path_;
