@@ -106,6 +106,20 @@ std::set<std::tuple<std::string, std::uint64_t, double>> journaled_validations(c
   return all;
 }
 
+// The searcher's events and answers in the journal, progress reports aside (a trial relaunched
+// from its checkpoint reports its progress again).
+std::vector<std::string> searcher_transcript(const fs::path& dir) {
+  std::vector<std::string> all;
+  std::ifstream journal(dir / "journal.jsonl");
+  for (std::string line; std::getline(journal, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record.contains("in") && record["in"]["event"] != "trial_progress") {
+      all.push_back(record["in"].dump() + " -> " + record["out"].dump());
+    }
+  }
+  return all;
+}
+
 // Starts searcher-run, and kills it with `signal` once its journal has `records` records.
 int run_and_kill(const std::string& config, const fs::path& dir, const std::string& slots,
                  std::size_t records, int signal) {
@@ -315,16 +329,14 @@ TEST_CASE("searcher-run: protocol breaks restart the trial and are logged with t
 TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the uninterrupted run") {
   const std::string hps = "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n";
   const fs::path reference_dir = scratch("kill-reference");
-  const std::string asha = "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 5\n"
-                           "  max_length: 9\n  max_concurrent_trials: 2\n";
-  const fs::path reference_config = write_config(reference_dir, asha, hps);
+  const fs::path reference_config = write_config(reference_dir, kAsha, hps);
   CHECK(runner("run --config '" + reference_config.string() + "' --dir '" +
                    (reference_dir / "exp").string() + "' --slots 1",
                reference_dir)
             .code == 0);
   const nlohmann::json reference = experiment(reference_dir / "exp");
 
-  for (const std::size_t kill_at : {5UL, 40UL}) {
+  for (const std::size_t kill_at : {5UL, 25UL, 40UL, 60UL}) {
     INFO("killed after " << kill_at << " journal records");
     const fs::path dir = scratch("kill-" + std::to_string(kill_at));
     const fs::path config = write_config(dir, kAsha, hps);
@@ -339,6 +351,9 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
       CHECK(exp["trials"][i]["validations"] == reference["trials"][i]["validations"]);
       CHECK(exp["trials"][i]["outcome"] == reference["trials"][i]["outcome"]);
     }
+    // The searcher saw the same events in the same order: the resumed run launched the trials
+    // that were running, then those waiting, in the old run's order.
+    CHECK(searcher_transcript(dir / "exp") == searcher_transcript(reference_dir / "exp"));
   }
 }
 

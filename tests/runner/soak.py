@@ -42,7 +42,8 @@ parser.add_argument("--seed", type=int, default=7)
 parser.add_argument("--work", default=None)
 parser.add_argument("--trial-timeout", type=float, default=2.0)
 parser.add_argument("--kill-every", type=float, default=None,
-                    help="mean seconds between kills (default: the uninterrupted run's time / (kills + 1))")
+                    help="mean seconds between kills (default: the uninterrupted run's time / slots / "
+                         "(2 kills), so that every kill lands before the search ends)")
 args = parser.parse_args()
 
 TRIAL = os.path.join(os.path.abspath(args.source_dir), "tests", "runner", "trials", "soak_trial.py")
@@ -255,7 +256,7 @@ for slots in args.slots:
         reference = os.path.join(work, "reference")
         reference_seconds = run_once(reference, 1)
         print(f"uninterrupted run, --slots 1: {reference_seconds:.1f} s", flush=True)
-    mean = args.kill_every or (reference_seconds or 30.0) / slots / (args.kills + 1)
+    mean = args.kill_every or (reference_seconds or 30.0) / slots / (2 * args.kills)
     exp = os.path.join(work, f"slots-{slots}")
     started = time.monotonic()
     kills, resumes, final = run_with_kills(exp, slots, mean)
