@@ -203,8 +203,8 @@ class Experiment final : private SupervisorListener {
       }
       searcher_.restore(snapshot.at("searcher"), snapshot.at("seq").get<std::uint64_t>());
       for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_record_from_json(t));
-      for (const nlohmann::json& id : snapshot.value("running", nlohmann::json::array())) replay_running_.push_back(index_of(parse_id(id)));
-      for (const nlohmann::json& id : snapshot.value("waiting", nlohmann::json::array())) replay_waiting_.push_back(index_of(parse_id(id)));
+      for (const nlohmann::json& id : snapshot.value("running", nlohmann::json::array())) order_running_.push_back(index_of(parse_id(id)));
+      for (const nlohmann::json& id : snapshot.value("waiting", nlohmann::json::array())) order_waiting_.push_back(index_of(parse_id(id)));
       if (const nlohmann::json& shutdown = snapshot.at("shutdown"); !shutdown.is_null()) {
         shut_down_ = true;
         shutdown_ = Shutdown{shutdown.at("cancel").get<bool>(), shutdown.at("failure").get<bool>()};
@@ -242,8 +242,8 @@ class Experiment final : private SupervisorListener {
     // checkpoint, and those that were closing are closed; reattached ones get their commands.
     // In the order the old run had them: those it was running (in launch order), then its
     // queue, then the rest; with one slot, the trials then run in the order they would have.
-    std::vector<std::uint32_t> order(replay_running_.begin(), replay_running_.end());
-    order.insert(order.end(), replay_waiting_.begin(), replay_waiting_.end());
+    std::vector<std::uint32_t> order(order_running_.begin(), order_running_.end());
+    order.insert(order.end(), order_waiting_.begin(), order_waiting_.end());
     for (std::uint32_t i = 0; i < trials_.size(); ++i) order.push_back(i);
     std::vector<bool> done(trials_.size(), false);
     for (const std::uint32_t i : order) {
@@ -356,7 +356,16 @@ class Experiment final : private SupervisorListener {
   // run launches trials in the order the old one would have. Not synced: losing the last of
   // them in a machine crash changes only that order, and the next synced record syncs them.
   void append_order_record(const char* kind, std::uint32_t i) {
+    note_order(kind, i);
     append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}}, false);
+  }
+
+  // The order trials wait and run in, as those records say (live, and when replayed).
+  void note_order(const std::string& kind, std::uint32_t i) {
+    std::erase(order_waiting_, i);
+    std::erase(order_running_, i);
+    if (kind == "queued") order_waiting_.push_back(i);
+    if (kind == "launched") order_running_.push_back(i);
   }
 
   // What the runner keeps of an event besides the searcher's own state.
@@ -435,11 +444,7 @@ class Experiment final : private SupervisorListener {
     }
     // The supervisor's queue and launches, replayed so that resume keeps the old run's order.
     if (record.runner_kind == "queued" || record.runner_kind == "launched" || record.runner_kind == "exited") {
-      const std::uint32_t i = index_of(parse_id(record.runner_body.at("request_id")));
-      std::erase(replay_waiting_, i);
-      std::erase(replay_running_, i);
-      if (record.runner_kind == "queued") replay_waiting_.push_back(i);
-      if (record.runner_kind == "launched") replay_running_.push_back(i);
+      note_order(record.runner_kind, index_of(parse_id(record.runner_body.at("request_id"))));
       return;
     }
     if (record.runner_kind == "restart") {
@@ -833,7 +838,8 @@ class Experiment final : private SupervisorListener {
   }
 
   void on_exited(std::uint32_t i, const ExitStatus& status) override {
-    append_order_record("exited", i);
+    // Paused by Ctrl-C/SIGTERM, it was running: resume relaunches it before the queue.
+    if (!(interrupted_ && launches_[i].pause_sent)) append_order_record("exited", i);
     metrics_.release(i);
     TrialRecord& t = trials_[i];
     const LaunchState& l = launches_[i];
@@ -964,7 +970,7 @@ class Experiment final : private SupervisorListener {
     const nlohmann::json snapshot{
         {"format_version", kFormatVersion}, {"seq", searcher_.seq()}, {"searcher", searcher_.snapshot()},
         {"trials", std::move(trials)},
-        {"running", ids(supervisor_.running_trials())}, {"waiting", ids(supervisor_.waiting_trials())},
+        {"running", ids(order_running_)}, {"waiting", ids(order_waiting_)},
         {"shutdown", shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
                                 : nlohmann::json(nullptr)}};
     write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
@@ -1000,8 +1006,8 @@ class Experiment final : private SupervisorListener {
   std::deque<std::uint32_t> dirty_;
   bool started_ = false;
   bool replaying_ = false;
-  std::deque<std::uint32_t> replay_waiting_;  // the old run's queue and running trials, from the
-  std::vector<std::uint32_t> replay_running_;  // snapshot and journal (launch order)
+  std::deque<std::uint32_t> order_waiting_;  // the queue and the running trials (launch order),
+  std::vector<std::uint32_t> order_running_;  // as the journal's order records say
   bool shut_down_ = false;
   Shutdown shutdown_;
   int interrupted_ = 0;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -336,11 +337,13 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
             .code == 0);
   const nlohmann::json reference = experiment(reference_dir / "exp");
 
-  for (const std::size_t kill_at : {5UL, 25UL, 40UL, 60UL}) {
-    INFO("killed after " << kill_at << " journal records");
+  // SIGTERM too: the trials it paused were running, and are relaunched before the queue.
+  const std::vector<std::pair<std::size_t, int>> kills{{5, SIGKILL}, {25, SIGTERM}, {40, SIGKILL}, {60, SIGKILL}};
+  for (const auto& [kill_at, sig] : kills) {
+    INFO("killed after " << kill_at << " journal records with signal " << sig);
     const fs::path dir = scratch("kill-" + std::to_string(kill_at));
     const fs::path config = write_config(dir, kAsha, hps);
-    CHECK(run_and_kill(config.string(), dir, "1", kill_at, SIGKILL) == 128 + SIGKILL);
+    CHECK(run_and_kill(config.string(), dir, "1", kill_at, sig) == 128 + sig);
     const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 1", dir);
     CHECK(resumed.code == 0);
     const nlohmann::json exp = experiment(dir / "exp");
@@ -400,8 +403,31 @@ TEST_CASE("searcher-run: SIGTERM pauses every trial; resume finishes the search"
   const nlohmann::json paused = experiment(dir / "exp");
   CHECK(paused["state"] == "paused");
   const auto before = validations(paused);
+  // The trials the signal paused were running: the snapshot keeps them so (the order a resume
+  // launches in: those running, then the queue), and resume launches them first.
+  const nlohmann::json snapshot = nlohmann::json::parse(read_file(dir / "exp" / "snapshot.json"));
+  std::vector<std::string> running;
+  for (const nlohmann::json& id : snapshot["running"]) running.push_back(id.get<std::string>());
+  CHECK(!running.empty());
+  const std::string first_err = read_file(dir / "first.out.err");
+  const std::string after_signal = first_err.substr(std::min(first_err.find("received SIGTERM"), first_err.size()));
+  for (const std::string& id : running) CHECK(after_signal.find(id + ") paused (") != std::string::npos);
   const Run resumed = runner("resume '" + (dir / "exp").string() + "'", dir);
   CHECK(resumed.code == 0);
+  // Those with work left (a trial paused with its operation done is not relaunched) are the
+  // first resume starts, in the same order.
+  std::vector<std::string> with_work;
+  for (const std::string& id : running) {
+    for (const nlohmann::json& t : snapshot["trials"]) {
+      if (t["request_id"] == id && !t["target"].is_null()) with_work.push_back(id);
+    }
+  }
+  std::vector<std::string> started;
+  for (std::size_t at = resumed.err.find(") started ("); at != std::string::npos && started.size() < with_work.size();
+       at = resumed.err.find(") started (", at + 1)) {
+    started.push_back(resumed.err.substr(at - 36, 36));
+  }
+  CHECK(started == with_work);
   const nlohmann::json exp = experiment(dir / "exp");
   CHECK(exp["state"] == "completed");
   const auto after = validations(exp);

@@ -52,8 +52,6 @@ class Supervisor {
   /// Puts a trial at the back of the queue; false (and nothing done) if it is queued or running.
   bool enqueue(std::uint32_t trial);
   [[nodiscard]] bool waiting() const { return !waiting_.empty(); }
-  /// The queue, first to launch first.
-  [[nodiscard]] const std::deque<std::uint32_t>& waiting_trials() const { return waiting_; }
   [[nodiscard]] std::size_t running() const { return live_order_.size(); }
   [[nodiscard]] bool is_running(std::uint32_t trial) const { return live_.contains(trial); }
   [[nodiscard]] const std::vector<std::uint32_t>& running_trials() const { return live_order_; }
