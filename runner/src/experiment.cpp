@@ -499,6 +499,13 @@ class Experiment final : private SupervisorListener {
         std::chrono::duration<double>(options_.trial_timeout));
   }
 
+  // --trial-timeout as the user wrote it: 600, 1.5.
+  std::string timeout_text() const {
+    std::ostringstream text;
+    text << options_.trial_timeout;
+    return text.str();
+  }
+
   // How long the loop may wait: at most `longest`, and not past the next trial's silence limit.
   int wait_ms(int longest) const {
     if (options_.trial_timeout <= 0) return longest;
@@ -516,8 +523,8 @@ class Experiment final : private SupervisorListener {
       LaunchState& l = launches_[i];
       if (l.silent || !l.broke_protocol.empty()) continue;  // already being killed
       l.silent = true;
-      report_.log(name(i) + " sent nothing for " + json_line(options_.trial_timeout) +
-                  " s (--trial-timeout): killing it and every process it started");
+      report_.log(name(i) + " sent nothing for " + timeout_text() + " s (--trial-timeout): killing it and every "
+                  "process it started");
       supervisor_.terminate(i, true);
     }
   }
@@ -874,7 +881,7 @@ class Experiment final : private SupervisorListener {
       return;  // its work, if any, is relaunched on resume
     }
     if (l.silent) {
-      failed(i, "it sent nothing for " + json_line(options_.trial_timeout) + " s (--trial-timeout)");
+      failed(i, "it sent nothing for " + timeout_text() + " s (--trial-timeout)");
       return;
     }
     if (!status.success()) {

@@ -229,12 +229,12 @@ TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is kille
                                        "  x: 0.5\n  mode: hang_once\n  checkpoint_each: true\n");
   const auto started = std::chrono::steady_clock::now();
   const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
-                             "' --slots 1 --trial-timeout 1.5",
+                             "' --slots 1 --trial-timeout 5",
                          dir);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   INFO(run.err);
   CHECK(run.code == 0);
-  CHECK(seconds >= 1.5);
+  CHECK(seconds >= 5);
   CHECK(seconds < 60);  // not the hour it sleeps
   const nlohmann::json exp = experiment(dir / "exp");
   check_metrics(exp);
@@ -244,9 +244,9 @@ TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is kille
   CHECK(trial["validations"].size() == 1);
   const std::string log = read_file(dir / "exp" / "runner.log");
   const std::string name = "trial 1 (" + trial["request_id"].get<std::string>() + ")";
-  CHECK(log.find(name + " sent nothing for 1.5 s (--trial-timeout): killing it and every process it started") !=
+  CHECK(log.find(name + " sent nothing for 5 s (--trial-timeout): killing it and every process it started") !=
         std::string::npos);
-  CHECK(log.find(name + " failed: it sent nothing for 1.5 s (--trial-timeout); restarting from its checkpoint at 1 "
+  CHECK(log.find(name + " failed: it sent nothing for 5 s (--trial-timeout); restarting from its checkpoint at 1 "
                         "(restart 1 of 5)") != std::string::npos);
   CHECK(read_file(exp["trials"][0]["directory"].get<std::string>() + "/output.log") ==
         "starting at 0\nstarting at 1\n");
@@ -393,7 +393,7 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
   check_metrics(exp);
 }
 
-TEST_CASE("searcher-run: SIGTERM pauses every trial; resume finishes the search") {
+TEST_CASE("searcher-run: SIGTERM pauses every trial, and resume finishes the search") {
   const fs::path dir = scratch("sigterm");
   const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
   CHECK(run_and_kill(config.string(), dir, "2", 20, SIGTERM) == 128 + SIGTERM);
@@ -667,7 +667,7 @@ TEST_CASE("searcher-run: a failed trial's last lines of output are in runner.log
   CHECK(failure["output_tail"].dump().find("about to fail") != std::string::npos);
 }
 
-TEST_CASE("searcher-run: a disk full or read-only mid-run stops it with a clear error; resume loses nothing") {
+TEST_CASE("searcher-run: a disk full or read-only mid-run stops it with a clear error, and resume loses nothing") {
   // HPSEARCH_TEST_FAIL_WRITE=N:E makes the N-th journal or state file write (and every later
   // one) write half its bytes and fail with E. Each trial leaves a process in a session of its
   // own behind (background_child): none may outlive the runner.

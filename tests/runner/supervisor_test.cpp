@@ -255,7 +255,7 @@ std::string receive(int fd) {
 
 }  // namespace
 
-TEST_CASE("supervisor: trials connect with their own token; others are refused") {
+TEST_CASE("supervisor: trials connect with their own token, others are refused") {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("hpsearch-supervisor-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -304,7 +304,7 @@ TEST_CASE("supervisor: trials connect with their own token; others are refused")
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("supervisor: a trial that says nothing for the limit is silent; any line or connection is talking") {
+TEST_CASE("supervisor: a trial that says nothing for the limit is silent, any line or connection is talking") {
   using namespace std::chrono;
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("hpsearch-supervisor-silence-" + std::to_string(::getpid()));
@@ -375,7 +375,7 @@ TEST_CASE("trial channel: HOST[:PORT] is parsed, or refused with the reason") {
   CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("[::1"), doctest::Contains("no closing"), std::invalid_argument);
 }
 
-TEST_CASE("supervisor: over TCP, a trial reports with its token; a forged hello is refused and told") {
+TEST_CASE("supervisor: over TCP, a trial reports with its token, a forged hello is refused and told") {
   const TrialChannel channel(TcpEndpoint{"127.0.0.1", 0});
   REQUIRE(channel.address().rfind("tcp:127.0.0.1:", 0) == 0);
   CHECK(channel.address() != "tcp:127.0.0.1:0");  // the port bound, not the one asked for
