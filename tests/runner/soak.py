@@ -40,7 +40,9 @@ parser.add_argument("--kills", type=int, default=20)
 parser.add_argument("--slots", type=int, nargs="+", default=[1, 4])
 parser.add_argument("--seed", type=int, default=7)
 parser.add_argument("--work", default=None)
-parser.add_argument("--trial-timeout", type=float, default=2.0)
+# Long enough that a trial slowed by a loaded machine is not taken for a hung one (that would be
+# a restart the uninterrupted run did not have): at 2 s and a load of 18 on 2 cores, one was.
+parser.add_argument("--trial-timeout", type=float, default=5.0)
 parser.add_argument("--kill-every", type=float, default=None,
                     help="mean seconds between kills (default: the uninterrupted run's time / slots / "
                          "(2 kills), so that every kill lands before the search ends)")
