@@ -339,7 +339,9 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
 
   // SIGTERM too: the trials it paused were running, and are relaunched before the queue.
   const std::vector<std::pair<std::size_t, int>> kills{{5, SIGKILL}, {25, SIGTERM}, {40, SIGKILL}};
-  for (const auto& [kill_at, sig] : kills) {
+  for (const auto& kill : kills) {
+    const std::size_t kill_at = kill.first;  // not a structured binding: clang cannot capture one in INFO
+    const int sig = kill.second;
     INFO("killed after " << kill_at << " journal records with signal " << sig);
     const fs::path dir = scratch("kill-" + std::to_string(kill_at));
     const fs::path config = write_config(dir, kAsha, hps);
