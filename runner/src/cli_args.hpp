@@ -37,8 +37,8 @@ const Command& resume_command();  // resume_command.cpp
 /// Every subcommand, in the order the main help lists them (cli.cpp).
 [[nodiscard]] const std::vector<const Command*>& commands();
 
-/// The run options: --slots, --snapshot-every, --pause-seconds. Declared once; run, resume,
-/// create and activate add them.
+/// The run options: --slots, --snapshot-every, --pause-seconds, --trial-timeout. Declared
+/// once; run, resume, create and activate add them.
 [[nodiscard]] const cli::OptionSet& run_option_group();
 /// What the run options say (the defaults for those not given).
 [[nodiscard]] RunnerOptions runner_options(const cli::Args& args, bool terminal);

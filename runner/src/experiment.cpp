@@ -63,6 +63,7 @@ struct LaunchState {
   bool close_sent = false;
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
+  bool silent = false;         // killed for saying nothing for --trial-timeout
 };
 
 // checkpoint_storage's save policy (Determined's defaults).
@@ -214,6 +215,8 @@ class Experiment final : private SupervisorListener {
       }
       searcher_.restore(snapshot.at("searcher"), snapshot.at("seq").get<std::uint64_t>());
       for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_record_from_json(t));
+      for (const nlohmann::json& id : snapshot.value("running", nlohmann::json::array())) order_running_.push_back(index_of(parse_id(id)));
+      for (const nlohmann::json& id : snapshot.value("waiting", nlohmann::json::array())) order_waiting_.push_back(index_of(parse_id(id)));
       if (const nlohmann::json& shutdown = snapshot.at("shutdown"); !shutdown.is_null()) {
         shut_down_ = true;
         shutdown_ = Shutdown{shutdown.at("cancel").get<bool>(), shutdown.at("failure").get<bool>()};
@@ -249,7 +252,17 @@ class Experiment final : private SupervisorListener {
     }
     // Processes died with the old runner: trials with work are relaunched from their latest
     // checkpoint, and those that were closing are closed; reattached ones get their commands.
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) reconcile(i);
+    // In the order the old run had them: those it was running (in launch order), then its
+    // queue, then the rest; with one slot, the trials then run in the order they would have.
+    std::vector<std::uint32_t> order(order_running_.begin(), order_running_.end());
+    order.insert(order.end(), order_waiting_.begin(), order_waiting_.end());
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) order.push_back(i);
+    std::vector<bool> done(trials_.size(), false);
+    for (const std::uint32_t i : order) {
+      if (done[i]) continue;
+      done[i] = true;
+      reconcile(i);
+    }
   }
 
   // A trial whose launch may have outlived the old runner (a Slurm job): reattached if it is
@@ -286,7 +299,7 @@ class Experiment final : private SupervisorListener {
                             "has not shut down (see runner.log)");
         }
       }
-      supervisor_.wait(options_.terminal ? 500 : 1000, signals.fd());
+      supervisor_.wait(wait_ms(options_.terminal ? 500 : 1000), signals.fd());
       for (const int s : signals.drain()) {
         if (s != SIGINT && s != SIGTERM) continue;
         if (!interrupted_) {
@@ -303,6 +316,7 @@ class Experiment final : private SupervisorListener {
         }
       }
       supervisor_.deliver();
+      stop_silent_trials();
       if (pausing && std::chrono::steady_clock::now() > pause_deadline) {
         for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
         pausing = false;
@@ -347,8 +361,24 @@ class Experiment final : private SupervisorListener {
     apply(ops);
   }
 
-  void append_runner_record(const char* kind, nlohmann::json body) {
-    if (!replaying_) searcher_.append_runner_record(kind, std::move(body));
+  void append_runner_record(const char* kind, nlohmann::json body, bool sync = true) {
+    if (!replaying_) searcher_.append_runner_record(kind, std::move(body), sync);
+  }
+
+  // The supervisor's queue order ("queued", "launched", "exited") is journaled so that a resumed
+  // run launches trials in the order the old one would have. Not synced: losing the last of
+  // them in a machine crash changes only that order, and the next synced record syncs them.
+  void append_order_record(const char* kind, std::uint32_t i) {
+    note_order(kind, i);
+    append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}}, false);
+  }
+
+  // The order trials wait and run in, as those records say (live, and when replayed).
+  void note_order(const std::string& kind, std::uint32_t i) {
+    std::erase(order_waiting_, i);
+    std::erase(order_running_, i);
+    if (kind == "queued") order_waiting_.push_back(i);
+    if (kind == "launched") order_running_.push_back(i);
   }
 
   // What the runner keeps of an event besides the searcher's own state.
@@ -425,6 +455,11 @@ class Experiment final : private SupervisorListener {
       t.job_token = record.runner_kind == "job" ? record.runner_body.at("token").get<std::string>() : "";
       return;
     }
+    // The supervisor's queue and launches, replayed so that resume keeps the old run's order.
+    if (record.runner_kind == "queued" || record.runner_kind == "launched" || record.runner_kind == "exited") {
+      note_order(record.runner_kind, index_of(parse_id(record.runner_body.at("request_id"))));
+      return;
+    }
     if (record.runner_kind == "restart") {
       ++trials_[index_of(parse_id(record.runner_body.at("request_id")))].restarts;
       return;
@@ -467,7 +502,43 @@ class Experiment final : private SupervisorListener {
     if (t.exit_reason || (t.close_requested && !t.target)) {
       feed(TrialClosed{t.id});
     } else if (t.target && !interrupted_) {
-      supervisor_.enqueue(i);
+      if (supervisor_.enqueue(i)) append_order_record("queued", i);
+    }
+  }
+
+  // --trial-timeout as a duration; zero: trials are not timed.
+  std::chrono::steady_clock::duration silence_limit() const {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(options_.trial_timeout));
+  }
+
+  // --trial-timeout as the user wrote it: 600, 1.5.
+  std::string timeout_text() const {
+    std::ostringstream text;
+    text << options_.trial_timeout;
+    return text.str();
+  }
+
+  // How long the loop may wait: at most `longest`, and not past the next trial's silence limit.
+  int wait_ms(int longest) const {
+    if (options_.trial_timeout <= 0) return longest;
+    const auto next = supervisor_.next_silence(silence_limit());
+    if (!next) return longest;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - std::chrono::steady_clock::now()).count() + 1;
+    return static_cast<int>(std::clamp<long long>(left, 0, longest));
+  }
+
+  // A trial that has said nothing for --trial-timeout is hung (or too quiet to tell): its whole
+  // tree is killed and it is restarted from its latest checkpoint, as for a crash (on_exited).
+  void stop_silent_trials() {
+    if (options_.trial_timeout <= 0) return;
+    for (const std::uint32_t i : supervisor_.silent(silence_limit(), std::chrono::steady_clock::now())) {
+      LaunchState& l = launches_[i];
+      if (l.silent || !l.broke_protocol.empty()) continue;  // already being killed
+      l.silent = true;
+      report_.log(name(i) + " sent nothing for " + timeout_text() + " s (--trial-timeout): killing it and every "
+                  "process it started");
+      supervisor_.terminate(i, true);
     }
   }
 
@@ -483,6 +554,7 @@ class Experiment final : private SupervisorListener {
     supervisor_.launch_waiting(
         [this](std::uint32_t i) { return prepare_launch(i); },
         [this](std::uint32_t i, long) {
+          append_order_record("launched", i);
           TrialRecord& t = trials_[i];
           const TrialProcess& process = supervisor_.process(i);
           if (!process.handle().empty()) {  // it may outlive us: journaled, so resume reattaches
@@ -538,6 +610,7 @@ class Experiment final : private SupervisorListener {
         {"HPSEARCH_SLOTS_PER_TRIAL", std::to_string(slots_per_trial_)},
         {"HPSEARCH_CONFIG_JSON", (directory_ / "config.json").string()},
         {"HPSEARCH_TRIAL_RUN_ID", std::to_string(++trials_[i].launches)},
+        {"HPSEARCH_TRIAL_RESTARTS", std::to_string(t.restarts)},
     };
     if (t.checkpoint) {
       spec.environment["HPSEARCH_LATEST_CHECKPOINT"] = t.checkpoint->path;
@@ -791,6 +864,8 @@ class Experiment final : private SupervisorListener {
   }
 
   void on_exited(std::uint32_t i, const ExitStatus& status) override {
+    // Paused by Ctrl-C/SIGTERM, it was running: resume relaunches it before the queue.
+    if (!(interrupted_ && launches_[i].pause_sent)) append_order_record("exited", i);
     metrics_.release(i);
     TrialRecord& t = trials_[i];
     const LaunchState& l = launches_[i];
@@ -823,6 +898,10 @@ class Experiment final : private SupervisorListener {
     if (interrupted_ && l.pause_sent) {
       report_.log(name(i) + " paused (" + status.describe() + ")");
       return;  // its work, if any, is relaunched on resume
+    }
+    if (l.silent) {
+      failed(i, "it sent nothing for " + timeout_text() + " s (--trial-timeout)");
+      return;
     }
     if (!status.success()) {
       const std::vector<std::string> tail = output_tail(report_.trial_directory(i, t) / "output.log", 10);
@@ -898,6 +977,13 @@ class Experiment final : private SupervisorListener {
     return *id;
   }
 
+  template <typename Indices>
+  nlohmann::json ids(const Indices& indices) const {
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::uint32_t i : indices) list.push_back(trials_[i].id.to_string());
+    return list;
+  }
+
   std::string marker() const { return "HPSEARCH_EXPERIMENT_KEY=" + settings_.key; }
 
   std::string name(std::uint32_t i) const {
@@ -910,6 +996,7 @@ class Experiment final : private SupervisorListener {
     const nlohmann::json snapshot{
         {"format_version", kFormatVersion}, {"seq", searcher_.seq()}, {"searcher", searcher_.snapshot()},
         {"trials", std::move(trials)},
+        {"running", ids(order_running_)}, {"waiting", ids(order_waiting_)},
         {"shutdown", shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
                                 : nlohmann::json(nullptr)}};
     write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
@@ -945,6 +1032,8 @@ class Experiment final : private SupervisorListener {
   std::deque<std::uint32_t> dirty_;
   bool started_ = false;
   bool replaying_ = false;
+  std::deque<std::uint32_t> order_waiting_;  // the queue and the running trials (launch order),
+  std::vector<std::uint32_t> order_running_;  // as the journal's order records say
   bool shut_down_ = false;
   Shutdown shutdown_;
   int interrupted_ = 0;
@@ -976,6 +1065,34 @@ void save_launch_settings(const fs::path& directory, const LaunchSettings& launc
                    {"shared_dir", launch.shared_dir.empty() ? "" : fs::absolute(launch.shared_dir).string()}};
   run["checkpoint_storage"] = checkpoint_storage.string();
   write_file_atomically(run_path, run.dump(2) + '\n');
+}
+
+// The experiment's files cannot be written (a full or read-only disk): nothing more can be
+// recorded, so the run stops. By the time the caller prints this, the Experiment is destroyed,
+// and with it every local trial (each shepherd kills its tree); Slurm jobs keep running, as
+// after a kill -9, for resume to reattach. The message says which file, what failed and what
+// to do; what was recorded before is in the journal (a record cut short is dropped on resume).
+RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOptions& options,
+                                   const std::function<RunOutcome()>& body) {
+  try {
+    return body();
+  } catch (const DiskError& e) {
+    std::string cause;
+    std::string fix;
+    switch (e.errno_value()) {
+      case ENOSPC: cause = "the filesystem is full"; fix = "free space on it"; break;
+      case EDQUOT: cause = "the disk quota is exceeded"; fix = "free space or raise the quota"; break;
+      case EROFS: cause = "the filesystem is read-only"; fix = "make it writable again (remount it read-write)"; break;
+      case EACCES:
+      case EPERM: cause = "searcher-run may not write there"; fix = "give it write permission"; break;
+      default: cause = "the file cannot be written"; fix = "fix the cause"; break;
+    }
+    const std::string resume = options.continue_command.empty() ? "searcher-run resume " + directory.string()
+                                                                : options.continue_command;
+    throw RunnerError(std::string(e.what()) + "\n  " + cause + ", so the run stopped and its trials were killed; " +
+                      "everything recorded before is kept (a journal record cut short is dropped on resume).\n  To go " +
+                      "on, " + fix + ", then: " + resume);
+  }
 }
 
 }  // namespace
@@ -1019,16 +1136,18 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
   }
   fs::create_directories(directory, error);
   if (error) throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
-  RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context), random_token()};
-  fs::copy_file(config_path, directory / "config.yaml");
-  write_file_atomically(directory / "run.json",
-                        nlohmann::json{{"seed", settings.seed}, {"context", settings.context.string()},
-                                       {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
-                                .dump(2) + '\n');
-  Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-  save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
-  experiment.begin();
-  return experiment.run();
+  return stopping_on_disk_errors(directory, options, [&] {
+    RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context), random_token()};
+    fs::copy_file(config_path, directory / "config.yaml");
+    write_file_atomically(directory / "run.json",
+                          nlohmann::json{{"seed", settings.seed}, {"context", settings.context.string()},
+                                         {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
+                                  .dump(2) + '\n');
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
+    save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
+    experiment.begin();
+    return experiment.run();
+  });
 }
 
 RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& options, Launcher& launcher,
@@ -1046,10 +1165,12 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
   }
   RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
                        run.at("key").get<std::string>()};
-  Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-  save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
-  experiment.recover();
-  return experiment.run();
+  return stopping_on_disk_errors(directory, options, [&] {
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
+    save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
+    experiment.recover();
+    return experiment.run();
+  });
 }
 
 }  // namespace hpsearch

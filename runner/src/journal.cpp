@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -14,12 +15,36 @@
 namespace hpsearch {
 namespace {
 
-std::runtime_error file_error(const std::string& what, const std::filesystem::path& path) {
-  return std::runtime_error(what + " '" + path.string() + "': " + std::strerror(errno));
+DiskError file_error(const std::string& what, const std::filesystem::path& path) {
+  return DiskError(what, path, errno);
+}
+
+// The test hook for disk trouble (docs/runner.md, "Disk trouble"): with
+// HPSEARCH_TEST_FAIL_WRITE=N[:ENOSPC|EROFS|EACCES] in the environment, the N-th write of a
+// journal or of a file replaced atomically, and every one after it, writes half its bytes and
+// fails with that error (default ENOSPC), as a filling disk does. Without it (any real run),
+// nothing changes. Returns the errno to fail with, or 0.
+int injected_write_failure() {
+  static const std::pair<std::uint64_t, int> plan = [] {
+    const char* text = std::getenv("HPSEARCH_TEST_FAIL_WRITE");
+    if (text == nullptr || *text == '\0') return std::pair<std::uint64_t, int>{0, 0};
+    char* end = nullptr;
+    const std::uint64_t n = std::strtoull(text, &end, 10);
+    const std::string kind = *end == ':' ? std::string(end + 1) : "ENOSPC";
+    return std::pair<std::uint64_t, int>{n, kind == "EROFS" ? EROFS : kind == "EACCES" ? EACCES : ENOSPC};
+  }();
+  static std::uint64_t writes = 0;
+  if (plan.first == 0) return 0;
+  return ++writes >= plan.first ? plan.second : 0;
 }
 
 void write_all(int fd, const std::string& text, const std::filesystem::path& path) {
   std::size_t done = 0;
+  if (const int error = injected_write_failure(); error != 0) {
+    (void)!::write(fd, text.data(), text.size() / 2);
+    errno = error;
+    throw file_error("cannot write", path);
+  }
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -37,6 +62,11 @@ void sync_directory(const std::filesystem::path& directory) {
 
 }  // namespace
 
+DiskError::DiskError(const std::string& operation, const std::filesystem::path& path, int errno_value)
+    : std::runtime_error(operation + " '" + path.string() + "': " + std::strerror(errno_value)),
+      path_(path),
+      errno_(errno_value) {}
+
 Journal::Journal(const std::filesystem::path& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw file_error("cannot open the journal", path);
@@ -47,9 +77,9 @@ Journal::~Journal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void Journal::append(const nlohmann::json& record) {
+void Journal::append(const nlohmann::json& record, bool sync) {
   write_all(fd_, json_line(record) + '\n', path_);
-  if (::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
+  if (sync && ::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
 }
 
 JournalContents read_journal(const std::filesystem::path& path) {
@@ -104,10 +134,15 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     if (::fsync(fd) != 0) throw file_error("cannot sync", temporary);
   } catch (...) {
     ::close(fd);
+    ::unlink(temporary.c_str());  // on a full disk, give back what it took
     throw;
   }
   ::close(fd);
-  if (::rename(temporary.c_str(), path.c_str()) != 0) throw file_error("cannot rename to", path);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const DiskError error = file_error("cannot rename to", path);
+    ::unlink(temporary.c_str());
+    throw error;
+  }
   sync_directory(path.parent_path());
 }
 

@@ -25,8 +25,8 @@ void JournaledSearcher::record(const nlohmann::json& in, const std::vector<Opera
   journal_->append(entry);
 }
 
-void JournaledSearcher::append_runner_record(const char* kind, nlohmann::json body) {
-  journal_->append({{"seq", seq_++}, {kind, std::move(body)}});
+void JournaledSearcher::append_runner_record(const char* kind, nlohmann::json body, bool sync) {
+  journal_->append({{"seq", seq_++}, {kind, std::move(body)}}, sync);
 }
 
 void JournaledSearcher::restore(const nlohmann::json& snapshot, std::uint64_t seq) {

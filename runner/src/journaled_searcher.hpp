@@ -39,8 +39,8 @@ class JournaledSearcher {
   [[nodiscard]] std::vector<Operation> initial_operations();
   /// Hands the event to the searcher, journals it with `metrics` (if not null) and the answer.
   [[nodiscard]] std::vector<Operation> handle(const Event& event, const nlohmann::json& metrics = {});
-  /// Journals one of the runner's own records: {"seq":N, kind: body}.
-  void append_runner_record(const char* kind, nlohmann::json body);
+  /// Journals one of the runner's own records: {"seq":N, kind: body}; `sync` as Journal::append.
+  void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
 
   /// Replays the journal's records from the snapshot on (after restore; from the start
   /// without one), in order: runner records go to `apply` as they are, searcher records are

@@ -26,10 +26,11 @@ Supervisor::~Supervisor() {
   }
 }
 
-void Supervisor::enqueue(std::uint32_t trial) {
-  if (live_.contains(trial) || queued_[trial]) return;
+bool Supervisor::enqueue(std::uint32_t trial) {
+  if (live_.contains(trial) || queued_[trial]) return false;
   queued_[trial] = true;
   waiting_.push_back(trial);
+  return true;
 }
 
 void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,
@@ -57,7 +58,8 @@ void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(st
     }
     const long pid = process->pid();
     if (!token.empty()) tokens_[token] = trial;
-    live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}});
+    Live& live = live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}}).first->second;
+    if (live.process->handle().empty()) live.heard = std::chrono::steady_clock::now();
     live_order_.push_back(trial);
     started(trial, pid);
   }
@@ -66,8 +68,27 @@ void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(st
 void Supervisor::adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> process, const std::string& token) {
   if (live_.contains(trial)) return;
   if (!token.empty()) tokens_[token] = trial;
-  live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}});
+  live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}});
   live_order_.push_back(trial);
+}
+
+std::vector<std::uint32_t> Supervisor::silent(std::chrono::steady_clock::duration limit,
+                                              std::chrono::steady_clock::time_point now) const {
+  std::vector<std::uint32_t> found;
+  for (const std::uint32_t trial : live_order_) {
+    const Live& live = live_.at(trial);
+    if (live.heard && now - *live.heard > limit) found.push_back(trial);
+  }
+  return found;
+}
+
+std::optional<std::chrono::steady_clock::time_point> Supervisor::next_silence(
+    std::chrono::steady_clock::duration limit) const {
+  std::optional<std::chrono::steady_clock::time_point> next;
+  for (const auto& [trial, live] : live_) {
+    if (live.heard && (!next || *live.heard + limit < *next)) next = *live.heard + limit;
+  }
+  return next;
 }
 
 bool Supervisor::send(std::uint32_t trial, const std::string& line) {
@@ -183,6 +204,7 @@ void Supervisor::read_pending() {
     moved.out = live_.at(*trial).commands;
     flush(moved);
     live_.at(*trial).connections.push_back(std::move(moved));
+    live_.at(*trial).heard = std::chrono::steady_clock::now();
     for (std::size_t end; (end = rest.find('\n')) != std::string::npos;) {
       listener_.on_report(*trial, rest.substr(0, end));
       rest.erase(0, end + 1);
@@ -222,7 +244,10 @@ bool Supervisor::read_connection(Connection& c, const std::function<void(const s
 }
 
 void Supervisor::read_reports(std::uint32_t trial) {
-  const auto deliver_line = [&](const std::string& text) { listener_.on_report(trial, text); };
+  const auto deliver_line = [&](const std::string& text) {
+    live_.at(trial).heard = std::chrono::steady_clock::now();  // any line is talking, even a bad one
+    listener_.on_report(trial, text);
+  };
   const auto too_long = [&](const std::string& head) { listener_.on_oversized_report(trial, head); };
   {
     Live& live = live_.at(trial);

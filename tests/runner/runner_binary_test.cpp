@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -85,6 +86,36 @@ std::set<std::tuple<std::string, std::uint64_t, double>> validations(const nlohm
   for (const nlohmann::json& t : exp["trials"]) {
     for (const nlohmann::json& v : t["validations"]) {
       all.insert({t["request_id"].get<std::string>(), v["length"].get<std::uint64_t>(), v["metric"].get<double>()});
+    }
+  }
+  return all;
+}
+
+// (request id, length, metric) of every validation the journal at `dir` recorded in a complete
+// record (a last line without its newline was cut short and never acted on).
+std::set<std::tuple<std::string, std::uint64_t, double>> journaled_validations(const fs::path& dir) {
+  std::set<std::tuple<std::string, std::uint64_t, double>> all;
+  std::ifstream journal(dir / "journal.jsonl");
+  for (std::string line; std::getline(journal, line);) {
+    if (journal.eof()) break;
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record.contains("in") && record["in"]["event"] == "validation_completed") {
+      all.insert({record["in"]["request_id"].get<std::string>(), record["in"]["length"].get<std::uint64_t>(),
+                  record["in"]["metric"].get<double>()});
+    }
+  }
+  return all;
+}
+
+// The searcher's events and answers in the journal, progress reports aside (a trial relaunched
+// from its checkpoint reports its progress again).
+std::vector<std::string> searcher_transcript(const fs::path& dir) {
+  std::vector<std::string> all;
+  std::ifstream journal(dir / "journal.jsonl");
+  for (std::string line; std::getline(journal, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record.contains("in") && record["in"]["event"] != "trial_progress") {
+      all.push_back(record["in"].dump() + " -> " + record["out"].dump());
     }
   }
   return all;
@@ -191,6 +222,36 @@ TEST_CASE("searcher-run: a trial that crashes once recovers from its checkpoint"
   CHECK(log.find("started (pid ") != std::string::npos);
 }
 
+TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is killed and restarted from its checkpoint") {
+  // It stores a checkpoint at 1, then sleeps for an hour at 2 on its first launch.
+  const fs::path dir = scratch("hang-once");
+  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 4\n",
+                                       "  x: 0.5\n  mode: hang_once\n  checkpoint_each: true\n");
+  const auto started = std::chrono::steady_clock::now();
+  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
+                             "' --slots 1 --trial-timeout 5",
+                         dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  INFO(run.err);
+  CHECK(run.code == 0);
+  CHECK(seconds >= 5);
+  CHECK(seconds < 60);  // not the hour it sleeps
+  const nlohmann::json exp = experiment(dir / "exp");
+  check_metrics(exp);
+  const nlohmann::json& trial = exp["trials"][0];
+  CHECK(trial["restarts"] == 1);
+  CHECK(trial["outcome"] == "completed");
+  CHECK(trial["validations"].size() == 1);
+  const std::string log = read_file(dir / "exp" / "runner.log");
+  const std::string name = "trial 1 (" + trial["request_id"].get<std::string>() + ")";
+  CHECK(log.find(name + " sent nothing for 5 s (--trial-timeout): killing it and every process it started") !=
+        std::string::npos);
+  CHECK(log.find(name + " failed: it sent nothing for 5 s (--trial-timeout); restarting from its checkpoint at 1 "
+                        "(restart 1 of 5)") != std::string::npos);
+  CHECK(read_file(exp["trials"][0]["directory"].get<std::string>() + "/output.log") ==
+        "starting at 0\nstarting at 1\n");
+}
+
 TEST_CASE("searcher-run: a trial that always crashes is errored, and the search goes on") {
   const fs::path dir = scratch("always-crash");
   const fs::path config = write_config(
@@ -276,11 +337,15 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
             .code == 0);
   const nlohmann::json reference = experiment(reference_dir / "exp");
 
-  for (const std::size_t kill_at : {5UL, 40UL}) {
-    INFO("killed after " << kill_at << " journal records");
+  // SIGTERM too: the trials it paused were running, and are relaunched before the queue.
+  const std::vector<std::pair<std::size_t, int>> kills{{5, SIGKILL}, {25, SIGTERM}, {40, SIGKILL}};
+  for (const auto& kill : kills) {
+    const std::size_t kill_at = kill.first;  // not a structured binding: clang cannot capture one in INFO
+    const int sig = kill.second;
+    INFO("killed after " << kill_at << " journal records with signal " << sig);
     const fs::path dir = scratch("kill-" + std::to_string(kill_at));
     const fs::path config = write_config(dir, kAsha, hps);
-    CHECK(run_and_kill(config.string(), dir, "1", kill_at, SIGKILL) == 128 + SIGKILL);
+    CHECK(run_and_kill(config.string(), dir, "1", kill_at, sig) == 128 + sig);
     const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 1", dir);
     CHECK(resumed.code == 0);
     const nlohmann::json exp = experiment(dir / "exp");
@@ -291,6 +356,9 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
       CHECK(exp["trials"][i]["validations"] == reference["trials"][i]["validations"]);
       CHECK(exp["trials"][i]["outcome"] == reference["trials"][i]["outcome"]);
     }
+    // The searcher saw the same events in the same order: the resumed run launched the trials
+    // that were running, then those waiting, in the old run's order.
+    CHECK(searcher_transcript(dir / "exp") == searcher_transcript(reference_dir / "exp"));
   }
 }
 
@@ -314,16 +382,7 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
     CHECK(::kill(pid, 0) != 0);
   }
   // What the journal holds at the kill: every validation it recorded must survive.
-  std::set<std::tuple<std::string, std::uint64_t, double>> before;
-  std::ifstream journal(dir / "exp" / "journal.jsonl");
-  for (std::string line; std::getline(journal, line);) {
-    if (journal.eof()) break;  // a last line without its newline was cut short by the kill
-    const nlohmann::json record = nlohmann::json::parse(line);
-    if (record.contains("in") && record["in"]["event"] == "validation_completed") {
-      before.insert({record["in"]["request_id"].get<std::string>(), record["in"]["length"].get<std::uint64_t>(),
-                     record["in"]["metric"].get<double>()});
-    }
-  }
+  const auto before = journaled_validations(dir / "exp");
   CHECK(!before.empty());
   const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 2", dir);
   INFO("first run's stderr:\n" << read_file(dir / "first.out.err") << "\nresume's stderr:\n" << resumed.err);
@@ -336,7 +395,7 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
   check_metrics(exp);
 }
 
-TEST_CASE("searcher-run: SIGTERM pauses every trial, resume finishes the search") {
+TEST_CASE("searcher-run: SIGTERM pauses every trial, and resume finishes the search") {
   const fs::path dir = scratch("sigterm");
   const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
   CHECK(run_and_kill(config.string(), dir, "2", 20, SIGTERM) == 128 + SIGTERM);
@@ -346,8 +405,31 @@ TEST_CASE("searcher-run: SIGTERM pauses every trial, resume finishes the search"
   const nlohmann::json paused = experiment(dir / "exp");
   CHECK(paused["state"] == "paused");
   const auto before = validations(paused);
+  // The trials the signal paused were running: the snapshot keeps them so (the order a resume
+  // launches in: those running, then the queue), and resume launches them first.
+  const nlohmann::json snapshot = nlohmann::json::parse(read_file(dir / "exp" / "snapshot.json"));
+  std::vector<std::string> running;
+  for (const nlohmann::json& id : snapshot["running"]) running.push_back(id.get<std::string>());
+  CHECK(!running.empty());
+  const std::string first_err = read_file(dir / "first.out.err");
+  const std::string after_signal = first_err.substr(std::min(first_err.find("received SIGTERM"), first_err.size()));
+  for (const std::string& id : running) CHECK(after_signal.find(id + ") paused (") != std::string::npos);
   const Run resumed = runner("resume '" + (dir / "exp").string() + "'", dir);
   CHECK(resumed.code == 0);
+  // Those with work left (a trial paused with its operation done is not relaunched) are the
+  // first resume starts, in the same order.
+  std::vector<std::string> with_work;
+  for (const std::string& id : running) {
+    for (const nlohmann::json& t : snapshot["trials"]) {
+      if (t["request_id"] == id && !t["target"].is_null()) with_work.push_back(id);
+    }
+  }
+  std::vector<std::string> started;
+  for (std::size_t at = resumed.err.find(") started ("); at != std::string::npos && started.size() < with_work.size();
+       at = resumed.err.find(") started (", at + 1)) {
+    started.push_back(resumed.err.substr(at - 36, 36));
+  }
+  CHECK(started == with_work);
   const nlohmann::json exp = experiment(dir / "exp");
   CHECK(exp["state"] == "completed");
   const auto after = validations(exp);
@@ -360,6 +442,8 @@ TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   CHECK(runner("run --dir x", dir).err == "searcher-run run: --config FILE is required\n(see 'searcher-run help run')\n");
   CHECK(runner("run --config c.yaml --dir x --slots 0", dir).err.starts_with(
       "searcher-run run: --slots: must be an integer between 1 and 4096, got '0'"));
+  CHECK(runner("run --config c.yaml --dir x --trial-timeout -1", dir).err.starts_with(
+      "searcher-run run: --trial-timeout: must be a number >= 0, got '-1'"));
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.1\n");
   fs::create_directories(dir / "busy");
   std::ofstream(dir / "busy" / "file") << "x";
@@ -624,4 +708,60 @@ TEST_CASE("searcher-run: a failed trial's last lines of output are in runner.log
   REQUIRE(!failure["output_tail"].empty());
   CHECK(failure["output_tail"].back() == "RuntimeError: always_crash at x = 0.75");
   CHECK(failure["output_tail"].dump().find("about to fail") != std::string::npos);
+}
+
+TEST_CASE("searcher-run: a disk full or read-only mid-run stops it with a clear error, and resume loses nothing") {
+  // HPSEARCH_TEST_FAIL_WRITE=N:E makes the N-th journal or state file write (and every later
+  // one) write half its bytes and fail with E. Each trial leaves a process in a session of its
+  // own behind (background_child): none may outlive the runner.
+  const std::string hps = "  x: {type: double, minval: 0, maxval: 1}\n  mode: background_child\n";
+  const fs::path reference_dir = scratch("disk-reference");
+  const std::string asha = "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 5\n"
+                           "  max_length: 9\n  max_concurrent_trials: 2\n";
+  const fs::path reference_config = write_config(reference_dir, asha, hps);
+  REQUIRE(runner("run --config '" + reference_config.string() + "' --dir '" + (reference_dir / "exp").string() +
+                     "' --slots 1",
+                 reference_dir)
+              .code == 0);
+  const nlohmann::json reference = experiment(reference_dir / "exp");
+  struct Case {
+    int write;
+    const char* error;
+    const char* words;
+  };
+  for (const Case c : {Case{6, "ENOSPC", "No space left on device\n  the filesystem is full, so the run stopped"},
+                       Case{22, "EROFS", "Read-only file system\n  the filesystem is read-only, so the run stopped"},
+                       Case{40, "EACCES", "Permission denied\n  searcher-run may not write there, so the run stopped"}}) {
+    INFO("write " << c.write << " fails with " << c.error);
+    const fs::path dir = scratch(std::string("disk-") + c.error);
+    const fs::path config = write_config(dir, asha, hps);
+    const fs::path exp_dir = dir / "exp";
+    const Run failed = run_program("env", "HPSEARCH_TEST_FAIL_WRITE=" + std::to_string(c.write) + ":" + c.error + " '" +
+                                              SEARCHER_RUN + "' run --config '" + config.string() + "' --dir '" +
+                                              exp_dir.string() + "' --slots 1",
+                                   dir);
+    INFO(failed.err);
+    CHECK(failed.code == 1);
+    CHECK(failed.err.find("searcher-run run: cannot write '" + exp_dir.string() + "/") != std::string::npos);
+    CHECK(failed.err.find(c.words) != std::string::npos);
+    CHECK(failed.err.find("everything recorded before is kept") != std::string::npos);
+    CHECK(failed.err.find("then: searcher-run resume " + exp_dir.string() + "\n") != std::string::npos);
+    // The runner waited for every trial's tree to be killed before it exited.
+    CHECK(scan_for_key(experiment_key(exp_dir)).empty());
+    const auto before = journaled_validations(exp_dir);
+    const Run resumed = runner("resume '" + exp_dir.string() + "' --slots 1", dir);
+    INFO(resumed.err);
+    CHECK(resumed.code == 0);
+    const nlohmann::json exp = experiment(exp_dir);
+    const auto after = validations(exp);
+    for (const auto& v : before) CHECK(after.contains(v));
+    // As after a kill: --slots 1 gives the uninterrupted run.
+    REQUIRE(exp["trials"].size() == reference["trials"].size());
+    for (std::size_t i = 0; i < exp["trials"].size(); ++i) {
+      CHECK(exp["trials"][i]["request_id"] == reference["trials"][i]["request_id"]);
+      CHECK(exp["trials"][i]["validations"] == reference["trials"][i]["validations"]);
+      CHECK(exp["trials"][i]["outcome"] == reference["trials"][i]["outcome"]);
+    }
+    CHECK(processes_with_key(experiment_key(exp_dir)).empty());
+  }
 }

@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <thread>
+#include <chrono>
 #include <filesystem>
 #include <cstring>
 
@@ -32,6 +34,7 @@ struct FakeState {
   std::vector<std::string> received;  // command lines
   std::optional<ExitStatus> exit;
   int terminated = 0;  // 1 asked, 2 forced
+  std::string handle;  // a cluster job's id; empty for a local process
 };
 
 class FakeProcess final : public TrialProcess {
@@ -69,6 +72,7 @@ class FakeProcess final : public TrialProcess {
   std::optional<ExitStatus> poll_exit() override { return state_.exit; }
   void terminate(bool force) override { state_.terminated = force ? 2 : 1; }
   long pid() const override { return pid_; }
+  std::string handle() const override { return state_.handle; }
 
  private:
   FakeState& state_;
@@ -83,6 +87,7 @@ class FakeLauncher final : public Launcher {
     commands.push_back(spec.command);
     const long pid = 100 + static_cast<long>(commands.size());
     environments[pid] = spec.environment;
+    if (spec.command.ends_with(" job")) states[pid].handle = "job " + std::to_string(pid);
     return std::make_unique<FakeProcess>(states[pid], pid);
   }
   std::size_t kill_leftovers(const std::string&) override { return 0; }
@@ -124,7 +129,7 @@ struct Fixture {
         [this](std::uint32_t trial) -> std::optional<LaunchSpec> {
           if (skip.contains(trial)) return std::nullopt;
           LaunchSpec spec;
-          spec.command = trial == failing ? "fail" : "trial " + std::to_string(trial);
+          spec.command = trial == failing ? "fail" : "trial " + std::to_string(trial) + (jobs.contains(trial) ? " job" : "");
           return spec;
         },
         [this](std::uint32_t trial, long pid) { started[trial] = pid; },
@@ -146,6 +151,7 @@ struct Fixture {
   std::map<std::uint32_t, long> started;
   std::vector<std::string> failures;
   std::set<std::uint32_t> skip;
+  std::set<std::uint32_t> jobs;  // launched as cluster jobs (with a handle)
   std::uint32_t failing = 999;
   int wake[2] = {-1, -1};
   bool pipe_ok = ::pipe(wake) == 0;
@@ -295,6 +301,45 @@ TEST_CASE("supervisor: trials connect with their own token, others are refused")
     for (const int fd : {a, b, stranger}) ::close(fd);
   }
   CHECK(!std::filesystem::exists(dir / "channel.sock"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("supervisor: a trial that says nothing for the limit is silent, any line or connection is talking") {
+  using namespace std::chrono;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-supervisor-silence-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    const TrialChannel channel(dir / "channel.sock");
+    Fixture f(3, &channel);
+    f.jobs = {2};  // a cluster job may wait in a queue: timed from its first connection
+    const auto before = steady_clock::now();
+    for (const std::uint32_t trial : {0U, 1U, 2U}) f.supervisor.enqueue(trial);
+    f.launch();
+    const auto after = steady_clock::now();
+    const auto limit = seconds(100);
+    CHECK(f.supervisor.silent(limit, before + seconds(99)).empty());
+    CHECK(f.supervisor.silent(limit, after + seconds(101)) == std::vector<std::uint32_t>{0, 1});
+    const auto next = f.supervisor.next_silence(limit);
+    REQUIRE(next.has_value());
+    CHECK(*next >= before + limit);
+    CHECK(*next <= after + limit);
+
+    // Trial 1 writes a line (not even a report: still talking), the job connects.
+    std::this_thread::sleep_for(milliseconds(50));
+    const auto talked = steady_clock::now();
+    write(f.launcher.states[f.started.at(1)], "not json\n");
+    const int job = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
+                                     f.launcher.environments.at(f.started.at(2)).at("HPSEARCH_TRIAL_TOKEN") + "\"}\n");
+    for (int k = 0; k < 3; ++k) f.step();
+    CHECK(f.recorder.events == std::vector<std::string>{"report 1 not json"});
+    // At `after` + 100 s + 10 ms, trial 0 (launched before `after`) is past the limit, trials 1
+    // and 2 (heard from after `talked`, 50 ms later) are not.
+    CHECK(f.supervisor.silent(limit, after + limit + milliseconds(10)) == std::vector<std::uint32_t>{0});
+    CHECK(f.supervisor.silent(limit, talked + limit) == std::vector<std::uint32_t>{0});
+    CHECK(f.supervisor.silent(limit, steady_clock::now() + limit + milliseconds(1)) == std::vector<std::uint32_t>{0, 1, 2});
+    ::close(job);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -9,6 +9,7 @@ The `mode` hyperparameter picks a misbehaviour:
   wrong_length      report a validation at a length it was not asked for
   quit_early        end (exit 0) without completing its first operation
   background_child  leave a process behind in a session of its own (it must not outlive the trial)
+  hang_once         stop talking (sleep for an hour) at length 2 on the first launch, then behave
 `sleep` (seconds per unit, default 0) slows it down for the kill tests; `checkpoint_each` (true)
 stores a checkpoint after every unit, not only at validations, and prints the length it starts
 from ("starting at N"), so a test can see which checkpoint a launch resumed from (otherwise it
@@ -55,6 +56,8 @@ with det.core.init() as ctx:
         while trained < op.length:
             trained += 1
             time.sleep(delay)
+            if mode == "hang_once" and first_launch and trained == 2:
+                time.sleep(3600)
             if mode == "crash_once" and first_launch and trained == 2:
                 sys.stdout.flush()
                 import os

@@ -43,6 +43,9 @@ struct RunnerOptions {
   /// snapshots, O(trials) each, cost O(1) per event amortised).
   std::uint64_t snapshot_every = 64;
   double pause_seconds = 30;             ///< how long trials get to pause after SIGINT/SIGTERM
+  /// A running trial that sends no report line for longer than this (seconds) is killed with
+  /// its processes and restarted from its latest checkpoint, as a failure; 0: never.
+  double trial_timeout = 0;
   bool terminal = false;                 ///< stderr is a terminal: one live status line
   LaunchSettings launch;                 ///< must name the launcher the run is given
   /// In the experiment store: a trial's global id from its request id and creation index

@@ -6,22 +6,40 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hpsearch {
 
+/// A file could not be opened, written, synced or renamed: `errno_value` says why (ENOSPC: the
+/// disk is full; EROFS: it is read-only; EACCES/EPERM: no permission; EIO, EDQUOT, ...).
+/// what() is "cannot OPERATION 'PATH': strerror".
+class DiskError : public std::runtime_error {
+ public:
+  DiskError(const std::string& operation, const std::filesystem::path& path, int errno_value);
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] int errno_value() const { return errno_; }
+
+ private:
+  std::filesystem::path path_;
+  int errno_;
+};
+
+/// Opens, appends and writes of this file throw DiskError (after any partial write: a torn
+/// tail the reader drops).
 class Journal {
  public:
-  /// Opens (creating if need be) for appending. Throws std::runtime_error.
+  /// Opens (creating if need be) for appending. Throws DiskError.
   explicit Journal(const std::filesystem::path& path);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
-  /// Appends one record as a line and waits until it is on disk. Throws std::runtime_error.
-  void append(const nlohmann::json& record);
+  /// Appends one record as a line and waits until it is on disk (unless `sync` is false: then
+  /// it is on disk once a later record is, or if the machine does not crash). Throws DiskError.
+  void append(const nlohmann::json& record, bool sync = true);
 
  private:
   std::filesystem::path path_;
@@ -48,6 +66,7 @@ struct JournalContents {
 void truncate_journal(const std::filesystem::path& path, std::uint64_t size);
 
 /// Replaces `path` with `text` atomically: readers see the old or the new file, never a mix.
+/// Throws DiskError (the temporary file removed, `path` untouched).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace hpsearch

@@ -6,6 +6,7 @@
 /// any connection of the trial) to its listener, sends commands to all of them, and tells the
 /// listener when a trial has ended (after everything it wrote has been read).
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -48,8 +49,8 @@ class Supervisor {
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;
 
-  /// Puts a trial at the back of the queue (no-op if it is queued or running).
-  void enqueue(std::uint32_t trial);
+  /// Puts a trial at the back of the queue; false (and nothing done) if it is queued or running.
+  bool enqueue(std::uint32_t trial);
   [[nodiscard]] bool waiting() const { return !waiting_.empty(); }
   [[nodiscard]] std::size_t running() const { return live_order_.size(); }
   [[nodiscard]] bool is_running(std::uint32_t trial) const { return live_.contains(trial); }
@@ -79,6 +80,15 @@ class Supervisor {
   /// Asks a running trial to stop (SIGTERM), or kills it (SIGKILL).
   void terminate(std::uint32_t trial, bool force);
 
+  /// Running trials that have said nothing (no report line, no connection) for longer than
+  /// `limit` at `now`, counted from their launch. A launch with a handle (a cluster job, which
+  /// may wait in a queue first) is counted from its first connection; an adopted one too.
+  [[nodiscard]] std::vector<std::uint32_t> silent(std::chrono::steady_clock::duration limit,
+                                                  std::chrono::steady_clock::time_point now) const;
+  /// When the next running trial becomes silent for `limit`, if any is being timed.
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> next_silence(
+      std::chrono::steady_clock::duration limit) const;
+
   /// Waits up to `timeout_ms` for reports or connections, or for `wake_fd` to be readable.
   void wait(int timeout_ms, int wake_fd);
   /// Accepts connections, delivers the reports that arrived, then the exits.
@@ -99,6 +109,7 @@ class Supervisor {
     bool oversized = false;
     std::vector<Connection> connections;
     std::string commands;  // every command sent to this launch, for late connections
+    std::optional<std::chrono::steady_clock::time_point> heard;  // last line or connection; none: not timed yet
   };
   void read_reports(std::uint32_t trial);
   // Reads what a connection has; false once it is closed (then the caller drops it).
