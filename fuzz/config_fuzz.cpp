@@ -6,7 +6,8 @@
 // control characters) that starts with the source name (and line:column where there is one)
 // and contains the dotted path it reports, or returns a
 // config that runs: the searcher it describes is built, starts, and accepts a few dozen events
-// a well-behaved master sends, and every hyperparameter value it creates is finite JSON.
+// a well-behaved master sends, and every hyperparameter value it creates is finite JSON. An
+// accepted config is UTF-8 throughout: its document can be written as JSON (config.json).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -92,6 +93,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       broken("a config error does not name the path it reports", message + "\npath: " + e.path());
     }
     return 0;
+  }
+  // searcher-run writes the document as config.json and the trials' hyperparameters as JSON,
+  // with the JSON library's strict dump, which throws on bytes that are not UTF-8.
+  try {
+    (void)config.document.dump();
+  } catch (const nlohmann::json::exception& e) {
+    broken("an accepted config cannot be written as JSON", e.what());
   }
   check_runs(config, text);
   return 0;

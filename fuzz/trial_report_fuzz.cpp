@@ -5,9 +5,9 @@
 // sent, cut into lines at '\n' as the supervisor cuts it. Every line is parsed.
 //
 // Contract: a line is refused with a TrialProtocolError (never another exception) whose
-// message is one printable line of bounded length, starting with the report type it is about
-// ("validation: ...") or saying the line is no report (not an object, no type, an unknown
-// type), without the JSON library's internals; or it is accepted as the report its "type"
+// message is one printable line of bounded length, UTF-8, starting with the report type it
+// is about ("validation: ...") or saying the line is no report (not an object, no type, an
+// unknown type), without the JSON library's internals; or it is accepted as the report its "type"
 // names, with only that type's documented fields, each in its documented domain. The parser
 // keeps no state (a report's effect is the runner's), so a refused line changes nothing by
 // construction: parsing it again gives the same answer.
@@ -72,6 +72,11 @@ void check_refusal(const std::string& message, const std::string& line) {
     if (byte < 0x20 || byte == 0x7f) fail("a message with a control character");
   }
   if (message.find("[json.exception") != std::string::npos) fail("the message leaks the JSON library's internals");
+  try {
+    (void)nlohmann::json(message).dump();  // strict: throws on bytes that are not UTF-8
+  } catch (const nlohmann::json::exception&) {
+    fail("a message that is not UTF-8 (a character cut in two)");
+  }
   const bool about_the_line = message == "not a JSON object" || message.starts_with("missing field 'type'") ||
                               message.starts_with("unknown type '");
   bool about_a_type = false;

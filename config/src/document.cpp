@@ -451,6 +451,59 @@ class Builder {
   std::size_t values_ = 0;
 };
 
+// The length of the UTF-8 sequence that starts `text` (well-formed as Unicode defines it: no
+// overlong form, no surrogate, nothing above U+10FFFF), or 0 if none does.
+std::size_t utf8_sequence(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char low = 0x80;  // the range of the second byte, narrower after some leads
+  unsigned char high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;
+    if (lead == 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;
+    if (lead == 0xf4) high = 0x8f;
+  } else {
+    return 0;
+  }
+  if (text.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xbf) return 0;
+  }
+  return length;
+}
+
+// A config is UTF-8 text, as YAML read by Determined's CLI and JSON are. yaml-cpp passes other
+// bytes through into strings, and the JSON they go on to (searcher-run's config.json, the
+// trials' hyperparameters) cannot hold them: refuse them here, where the byte is known.
+// Columns count characters, as editors do.
+void check_utf8(std::string_view text, const std::string& source) {
+  int line = 0;
+  int column = 0;
+  for (std::size_t at = 0; at < text.size(); ++column) {
+    const std::size_t length = utf8_sequence(text.substr(at));
+    if (length == 0) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto byte = static_cast<unsigned char>(text[at]);
+      throw ConfigError(source + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1), "",
+                        std::string("the file is not UTF-8 text (byte 0x") + kHex[byte >> 4] +
+                            kHex[byte & 0x0fU] + "); save it as UTF-8");
+    }
+    if (text[at] == '\n') {
+      ++line;
+      column = -1;
+    }
+    at += length;
+  }
+}
+
 // A %YAML directive other than 1.2 would change how plain scalars read (YAML 1.1: yes/no are
 // booleans, 010 is octal); refuse it rather than guess. Directives come before the document.
 void check_directives(std::string_view text, const std::string& source) {
@@ -546,6 +599,7 @@ std::vector<DocumentMarks::Document> documents_of(const std::string& text,
 }  // namespace
 
 Node read_document(std::string_view text, const std::string& source) {
+  check_utf8(text, source);
   check_directives(text, source);
   const std::string yaml(text);
   YAML::Node root;

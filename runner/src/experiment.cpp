@@ -104,6 +104,9 @@ class ExperimentLock {
 };
 
 // The last lines of a trial's output (at most `lines`, from its last 8 KiB), for a failure.
+// A trial's output is bytes, not always UTF-8 (a Latin-1 file name, a binary dump), and the
+// lines go into snapshot.json and experiment.json, which must be: bytes that are not UTF-8
+// become U+FFFD, as json_line writes them (the strict dump of those files threw before).
 std::vector<std::string> output_tail(const fs::path& log, std::size_t lines) {
   std::ifstream in(log, std::ios::binary);
   if (!in) return {};
@@ -118,6 +121,7 @@ std::vector<std::string> output_tail(const fs::path& log, std::size_t lines) {
   if (start > 0 && !all.empty()) all.erase(all.begin());  // cut in the middle
   while (!all.empty() && all.back().find_first_not_of(" \t\r") == std::string::npos) all.pop_back();
   if (all.size() > lines) all.erase(all.begin(), all.end() - static_cast<long>(lines));
+  for (std::string& line : all) line = nlohmann::json::parse(json_line(line)).get<std::string>();
   return all;
 }
 

@@ -11,11 +11,14 @@ namespace {
 
 constexpr std::size_t kShownLength = 100;
 
-// The trial's own text in a message: at most kShownLength characters of it, so that a message
-// stays short whatever the line holds.
+// The trial's own text in a message: at most kShownLength bytes of it, so that a message
+// stays short whatever the line holds. The cut is at a character's start, so that the message
+// stays UTF-8 (the parsed line is) and reads back as the JSON text it goes into.
 std::string clipped(std::string text) {
-  if (text.size() > kShownLength) text = text.substr(0, kShownLength) + "...";
-  return text;
+  if (text.size() <= kShownLength) return text;
+  std::size_t cut = kShownLength;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0U) == 0x80U) --cut;  // a continuation byte
+  return text.substr(0, cut) + "...";
 }
 std::string shown(const nlohmann::json& value) { return clipped(value.dump()); }
 

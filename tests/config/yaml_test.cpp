@@ -191,6 +191,29 @@ TEST_CASE("yaml: what cannot be read faithfully is refused with its location") {
     CHECK_CONFIG_ERROR("# a comment\n, 32, 64]}\n",
                        "exp.yaml:2:1: invalid YAML: cannot be read from here on");
   }
+  SUBCASE("bytes that are not UTF-8") {
+    // searcher-run wrote such a value into config.json and ended with the JSON library's
+    // "incomplete UTF-8 string". The column counts characters: "  x: café" is 9 of them.
+    CHECK_CONFIG_ERROR(kSearcher + "hyperparameters:\n  x: caf\xe9\n",
+                       "exp.yaml:3:9: the file is not UTF-8 text (byte 0xe9); save it as UTF-8");
+    CHECK_CONFIG_ERROR(kSearcher + "hyperparameters:\n  x: caf\xc3\xa9\xff\n",
+                       "exp.yaml:3:10: the file is not UTF-8 text (byte 0xff); save it as UTF-8");
+    // An overlong '/', an encoded surrogate (U+D800), a code point above U+10FFFF, a sequence
+    // cut short by the end of the file.
+    CHECK_CONFIG_ERROR(kSearcher + "# \xc0\xaf\n",
+                       "exp.yaml:2:3: the file is not UTF-8 text (byte 0xc0); save it as UTF-8");
+    CHECK_CONFIG_ERROR(kSearcher + "# \xed\xa0\x80\n",
+                       "exp.yaml:2:3: the file is not UTF-8 text (byte 0xed); save it as UTF-8");
+    CHECK_CONFIG_ERROR(kSearcher + "# \xf4\x90\x80\x80\n",
+                       "exp.yaml:2:3: the file is not UTF-8 text (byte 0xf4); save it as UTF-8");
+    CHECK_CONFIG_ERROR(kSearcher + "#\xe2\x82",
+                       "exp.yaml:2:2: the file is not UTF-8 text (byte 0xe2); save it as UTF-8");
+    // Two-, three- and four-byte characters, the highest code point and a byte order mark are
+    // text.
+    CHECK(const_value("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xf4\x8f\xbf\xbf\"") ==
+          "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xf4\x8f\xbf\xbf");
+    CHECK(parse("\xef\xbb\xbf" + kSearcher).searcher.metric == "loss");
+  }
   SUBCASE("more than one document") {
     CHECK_CONFIG_ERROR(kSearcher + "---\n" + kSearcher,
                        "exp.yaml:3:1: the file holds 2 YAML documents (separated by ---); a "

@@ -87,6 +87,12 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
   CHECK(error(R"({"type":"bad\u001b[31m\n"})") == "unknown type 'bad\\x1b[31m\\x0a' (types: " + types + ")");
   CHECK(error(R"({"type":")" + std::string(300, 'x') + "\"}") ==
         "unknown type '" + std::string(100, 'x') + "...' (types: " + types + ")");
+  // The cut at 100 bytes fell inside a character ("\xc3\xa9", bytes 100 and 101 of the type) and
+  // left half of it, not UTF-8, in the message: the cut is before the character.
+  CHECK(error(R"({"type":")" + std::string(99, 'x') + "\xc3\xa9\xc3\xa9\"}") ==
+        "unknown type '" + std::string(99, 'x') + "...' (types: " + types + ")");
+  CHECK(error(R"({"type":")" + std::string(98, 'x') + "\xc3\xa9\xc3\xa9\"}") ==
+        "unknown type '" + std::string(98, 'x') + "\xc3\xa9...' (types: " + types + ")");
 }
 
 TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {

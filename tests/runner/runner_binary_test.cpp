@@ -678,6 +678,21 @@ TEST_CASE("searcher-run: two runners cannot share an experiment") {
   CHECK(experiment(dir / "exp")["state"] == "completed");
 }
 
+TEST_CASE("searcher-run: a failed trial's output that is not UTF-8 is kept, its bad bytes replaced") {
+  // The last lines went into snapshot.json as they were, and its strict JSON dump ended the
+  // run with the JSON library's "incomplete UTF-8 string".
+  const fs::path dir = scratch("latin1-output");
+  std::ofstream(dir / "fail.sh") << "printf 'caf\\351 au lait\\n'\nexit 3\n";
+  std::ofstream(dir / "config.yaml") << "entrypoint: sh fail.sh\nmax_restarts: 0\n"
+                                        "searcher: {name: single, metric: loss, max_length: 2}\n"
+                                        "hyperparameters:\n  x: 1\n";
+  const Run run = runner("run --config '" + (dir / "config.yaml").string() + "' --dir '" + (dir / "exp").string() + "'", dir);
+  CHECK(run.code == 1);  // the trial errored; the run ended as a run ends, not with an exception
+  CHECK(run.err.find("json.exception") == std::string::npos);
+  const nlohmann::json exp = experiment(dir / "exp");
+  CHECK(exp["trials"][0]["last_failure"]["output_tail"] == nlohmann::json::array({"caf\xef\xbf\xbd au lait"}));
+}
+
 TEST_CASE("searcher-run: exit 0 before the operation is done is a user-requested stop") {
   const fs::path dir = scratch("quit-early");
   const fs::path config = write_config(
