@@ -43,6 +43,11 @@ with det.core.init(preempt_mode=core.PreemptMode.ChiefOnly, tensorboard_mode=cor
     with ctx.checkpoint.restore_path(uploaded) as path:
         assert (path / "weights.txt").read_text() == "0.5"
     ctx.checkpoint.delete(uploaded)
+    # Upload and delete at once, many times: the runner must take each checkpoint's report before
+    # its files go (a runner that read the report after the delete refused it as missing).
+    for k in range(200):
+        again = ctx.checkpoint.upload(source, {"steps_completed": 0, "k": k})
+        ctx.checkpoint.delete(again)
     try:
         with ctx.checkpoint.restore_path(uploaded):
             raise AssertionError("a deleted checkpoint can still be restored")
