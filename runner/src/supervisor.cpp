@@ -282,6 +282,13 @@ void Supervisor::reap() {
     const std::uint32_t trial = live_order_[k];
     Live& live = live_.at(trial);
     const std::optional<ExitStatus> status = live.process->poll_exit();
+    if (status) {
+      // A connection its tree made before exiting may still wait in the channel's backlog, or
+      // for its hello to be read: take those in first, or what it sent on them is lost (a
+      // trial that connected, reported invalid_hp and exited at once looked like a plain exit).
+      accept_connections();
+      read_pending();
+    }
     if (status && !live.report_eof) read_reports(trial);  // drain what it wrote before exiting
     if (!status || !live_.at(trial).report_eof) {
       ++k;

@@ -304,6 +304,28 @@ TEST_CASE("supervisor: trials connect with their own token, others are refused")
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("supervisor: a trial that connects, reports and exits before its connection is taken is heard first") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-supervisor-quick-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    const TrialChannel channel(dir / "channel.sock");
+    Fixture f(1, &channel);
+    f.supervisor.enqueue(0);
+    f.launch();
+    const std::string token = f.launcher.environments.at(f.started.at(0)).at("HPSEARCH_TRIAL_TOKEN");
+    // The whole trial happens between two of the runner's looks: it connects, reports and
+    // exits, and the runner's next look sees the exit with the connection still in the backlog.
+    const int fd = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" + token +
+                                                           "\"}\n{\"type\":\"invalid_hp\"}\n");
+    ::close(fd);
+    end(f.launcher.states[f.started.at(0)], 0);
+    f.supervisor.deliver();
+    CHECK(f.recorder.events == std::vector<std::string>{"report 0 {\"type\":\"invalid_hp\"}", "exited 0 exit code 0"});
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("supervisor: a trial that says nothing for the limit is silent, any line or connection is talking") {
   using namespace std::chrono;
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
