@@ -219,8 +219,12 @@ class Experiment final : private SupervisorListener {
       }
       searcher_.restore(snapshot.at("searcher"), snapshot.at("seq").get<std::uint64_t>());
       for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_record_from_json(t));
-      for (const nlohmann::json& id : snapshot.value("running", nlohmann::json::array())) order_running_.push_back(index_of(parse_id(id)));
-      for (const nlohmann::json& id : snapshot.value("waiting", nlohmann::json::array())) order_waiting_.push_back(index_of(parse_id(id)));
+      for (const nlohmann::json& id : snapshot.value("running", nlohmann::json::array())) {
+        note_order("launched", index_of(parse_id(id)));
+      }
+      for (const nlohmann::json& id : snapshot.value("waiting", nlohmann::json::array())) {
+        note_order("queued", index_of(parse_id(id)));
+      }
       if (const nlohmann::json& shutdown = snapshot.at("shutdown"); !shutdown.is_null()) {
         shut_down_ = true;
         shutdown_ = Shutdown{shutdown.at("cancel").get<bool>(), shutdown.at("failure").get<bool>()};
@@ -378,11 +382,21 @@ class Experiment final : private SupervisorListener {
   }
 
   // The order trials wait and run in, as those records say (live, and when replayed).
+  // O(1) for the usual moves (a trial launched from the front of the queue, one of `slots`
+  // running trials exiting): the list a trial is in is known, and it is searched from the front.
   void note_order(const std::string& kind, std::uint32_t i) {
-    std::erase(order_waiting_, i);
-    std::erase(order_running_, i);
-    if (kind == "queued") order_waiting_.push_back(i);
-    if (kind == "launched") order_running_.push_back(i);
+    if (order_place_.size() <= i) order_place_.resize(std::max<std::size_t>(trials_.size(), i + 1), kNowhere);
+    if (order_place_[i] == kWaiting) order_waiting_.erase(std::find(order_waiting_.begin(), order_waiting_.end(), i));
+    if (order_place_[i] == kRunning) order_running_.erase(std::find(order_running_.begin(), order_running_.end(), i));
+    order_place_[i] = kNowhere;
+    if (kind == "queued") {
+      order_waiting_.push_back(i);
+      order_place_[i] = kWaiting;
+    }
+    if (kind == "launched") {
+      order_running_.push_back(i);
+      order_place_[i] = kRunning;
+    }
   }
 
   // What the runner keeps of an event besides the searcher's own state.
@@ -1038,6 +1052,8 @@ class Experiment final : private SupervisorListener {
   bool replaying_ = false;
   std::deque<std::uint32_t> order_waiting_;  // the queue and the running trials (launch order),
   std::vector<std::uint32_t> order_running_;  // as the journal's order records say
+  enum OrderPlace : std::uint8_t { kNowhere, kWaiting, kRunning };
+  std::vector<OrderPlace> order_place_;  // which of the two lists each trial is in
   bool shut_down_ = false;
   Shutdown shutdown_;
   int interrupted_ = 0;
