@@ -119,7 +119,7 @@ void check_report(const hpsearch::TrialReport& report, const std::string& line, 
       fail("early_exit: a reason a trial may not give");
     }
   } else if (const auto* r = std::get_if<hpsearch::RequestReport>(&report)) {
-    if (r->what != "best_validation") fail("request: an unknown request accepted");
+    if (r->what != "best_validation" && r->what != "sync") fail("request: an unknown request accepted");
   }
 }
 

@@ -709,8 +709,12 @@ class Experiment final : private SupervisorListener {
     } else if (const auto* status = std::get_if<StatusReport>(&report)) {
       report_.log(name(i) + ": " + status->text.substr(0, 200));
     } else if (const auto* request = std::get_if<RequestReport>(&report)) {
-      const std::optional<double> best = metrics_.best();
-      supervisor_.reply(i, json_line({{"reply", request->id}, {"value", best ? metric_to_json(*best) : nlohmann::json(nullptr)}}) + '\n');
+      nlohmann::json answer{{"reply", request->id}};
+      if (request->what == "best_validation") {
+        const std::optional<double> best = metrics_.best();
+        answer["value"] = best ? metric_to_json(*best) : nlohmann::json(nullptr);
+      }
+      supervisor_.reply(i, json_line(answer) + '\n');
     } else if (const auto* deleted = std::get_if<CheckpointDeletedReport>(&report)) {
       forget_checkpoint(i, deleted->storage_id);
       append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", deleted->storage_id}});

@@ -169,8 +169,8 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
   if (type == "request") {
     expect_fields(j, type, {"id", "what"});
     RequestReport report{length_field(j, type, "id"), string_field(j, type, "what")};
-    if (report.what != "best_validation") {
-      throw TrialProtocolError("request: unknown request '" + clipped(report.what) + "' (requests: best_validation)");
+    if (report.what != "best_validation" && report.what != "sync") {
+      throw TrialProtocolError("request: unknown request '" + clipped(report.what) + "' (requests: best_validation, sync)");
     }
     return report;
   }

@@ -42,6 +42,7 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
   CHECK(std::get<EarlyExitReport>(parse_trial_report(R"({"type":"early_exit","reason":"invalid_hp"})", "loss")).reason ==
         ExitedReason::kInvalidHp);
   CHECK(std::get<RequestReport>(parse_trial_report(R"({"type":"request","id":7,"what":"best_validation"})", "loss")).id == 7);
+  CHECK(std::get<RequestReport>(parse_trial_report(R"({"type":"request","id":8,"what":"sync"})", "loss")).what == "sync");
   CHECK(std::get<StatusReport>(parse_trial_report(R"({"type":"status","text":"warming up"})", "loss")).text == "warming up");
   CHECK(std::get<CheckpointReport>(parse_trial_report(R"({"type":"checkpoint","path":"/c","length":3})", "loss")).path == "/c");
   CHECK(std::get<InvalidHpReport>(parse_trial_report(R"({"type":"invalid_hp","reason":"lr"})", "loss")).reason == "lr");
@@ -71,7 +72,7 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
         "checkpoint: 'storage_id' must be a plain name (a UUID), got \"../x\"");
   CHECK(error(R"({"type":"early_exit","reason":"bored"})") ==
         "early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got \"bored\"");
-  CHECK(error(R"({"type":"request","id":1,"what":"weather"})") == "request: unknown request 'weather' (requests: best_validation)");
+  CHECK(error(R"({"type":"request","id":1,"what":"weather"})") == "request: unknown request 'weather' (requests: best_validation, sync)");
   CHECK(error(R"({"type":"validation","length":-3,"metrics":{"loss":1}})") ==
         "validation: 'length' must be an integer >= 0, got -3");
   CHECK(error(R"({"type":"validation","length":3,"metrics":{"acc":1}})") ==

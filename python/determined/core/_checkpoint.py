@@ -122,10 +122,10 @@ class CheckpointContext:
 
     def delete(self, storage_id):
         if self._channel is not None:
-            # The runner is told first and answers a request before the files go: it reads this
-            # trial's lines in order, so the answer means it has taken the checkpoint's own report
-            # (which it checks against the files) and this deletion. Removing the files first
-            # raced with a runner that had not yet read that report.
+            # The runner is told first and answers a sync request before the files go: it reads
+            # this trial's lines in order, so the answer means it has taken the checkpoint's own
+            # report (which it checks against the files) and this deletion. Removing the files
+            # first raced with a runner that had not yet read that report.
             self._channel.send({"type": "checkpoint_deleted", "storage_id": str(storage_id)})
-            self._channel.request("best_validation")
+            self._channel.request("sync")
         shutil.rmtree(self._path(storage_id), ignore_errors=True)

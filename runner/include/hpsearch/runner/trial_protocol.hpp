@@ -63,7 +63,10 @@ struct StatusReport {        ///< {"type":"status","text":"..."}: what the trial
 struct EarlyExitReport {     ///< {"type":"early_exit","reason":"invalid_hp"|"user_requested_stop"}
   ExitedReason reason = ExitedReason::kUserRequestedStop;
 };
-struct RequestReport {       ///< {"type":"request","id":K,"what":"best_validation"}: answered {"reply":K,...}
+/// {"type":"request","id":K,"what":W}: answered on the trial's connection with {"reply":K,...}.
+/// W is "best_validation" (the answer carries "value") or "sync" (the bare answer says the
+/// runner has read every line the trial sent before the request).
+struct RequestReport {
   std::uint64_t id = 0;
   std::string what;
 };
