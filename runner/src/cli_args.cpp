@@ -28,7 +28,8 @@ const cli::OptionSet& run_option_group() {
         .value("--pause-seconds", "X", "how long trials get to pause after Ctrl-C before they are killed (30)")
         .value("--trial-timeout", "X",
                "a trial that reports nothing for X seconds is killed and restarted from\n"
-               "its checkpoint, counting against max_restarts (default 0: never)");
+               "its checkpoint, counting against max_restarts (default 0: never;\n"
+               "resume and activate keep what the run was given)");
     return o;
   }();
   return group;
@@ -40,7 +41,7 @@ RunnerOptions runner_options(const cli::Args& args, bool terminal) {
   options.slots = args.count("--slots", 1, 4096).value_or(std::max(1U, std::thread::hardware_concurrency()));
   options.snapshot_every = args.count("--snapshot-every", 1, 1'000'000).value_or(options.snapshot_every);
   options.pause_seconds = args.nonnegative("--pause-seconds").value_or(options.pause_seconds);
-  options.trial_timeout = args.nonnegative("--trial-timeout").value_or(options.trial_timeout);
+  options.trial_timeout = args.nonnegative("--trial-timeout");
   return options;
 }
 

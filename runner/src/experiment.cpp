@@ -468,14 +468,16 @@ class Experiment final : private SupervisorListener {
     }
     if (record.runner_kind == "job" || record.runner_kind == "job_ended") {
       TrialRecord& t = trials_[index_of(parse_id(record.runner_body.at("request_id")))];
-      if (record.runner_kind == "job") ++t.launches;  // launches are journaled only as jobs
       t.job = record.runner_kind == "job" ? record.runner_body.at("job").get<std::string>() : "";
       t.job_token = record.runner_kind == "job" ? record.runner_body.at("token").get<std::string>() : "";
       return;
     }
     // The supervisor's queue and launches, replayed so that resume keeps the old run's order.
+    // A launch's record also counts it: a resumed run goes on with the next trial_run_id.
     if (record.runner_kind == "queued" || record.runner_kind == "launched" || record.runner_kind == "exited") {
-      note_order(record.runner_kind, index_of(parse_id(record.runner_body.at("request_id"))));
+      const std::uint32_t i = index_of(parse_id(record.runner_body.at("request_id")));
+      if (record.runner_kind == "launched") ++trials_[i].launches;
+      note_order(record.runner_kind, i);
       return;
     }
     if (record.runner_kind == "restart") {
@@ -524,22 +526,25 @@ class Experiment final : private SupervisorListener {
     }
   }
 
-  // --trial-timeout as a duration; zero: trials are not timed.
+  // --trial-timeout in seconds; zero: trials are not timed.
+  double trial_timeout() const { return options_.trial_timeout.value_or(0); }
+
+  // --trial-timeout as a duration.
   std::chrono::steady_clock::duration silence_limit() const {
     return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(options_.trial_timeout));
+        std::chrono::duration<double>(trial_timeout()));
   }
 
   // --trial-timeout as the user wrote it: 600, 1.5.
   std::string timeout_text() const {
     std::ostringstream text;
-    text << options_.trial_timeout;
+    text << trial_timeout();
     return text.str();
   }
 
   // How long the loop may wait: at most `longest`, and not past the next trial's silence limit.
   int wait_ms(int longest) const {
-    if (options_.trial_timeout <= 0) return longest;
+    if (trial_timeout() <= 0) return longest;
     const auto next = supervisor_.next_silence(silence_limit());
     if (!next) return longest;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - std::chrono::steady_clock::now()).count() + 1;
@@ -549,7 +554,7 @@ class Experiment final : private SupervisorListener {
   // A trial that has said nothing for --trial-timeout is hung (or too quiet to tell): its whole
   // tree is killed and it is restarted from its latest checkpoint, as for a crash (on_exited).
   void stop_silent_trials() {
-    if (options_.trial_timeout <= 0) return;
+    if (trial_timeout() <= 0) return;
     for (const std::uint32_t i : supervisor_.silent(silence_limit(), std::chrono::steady_clock::now())) {
       LaunchState& l = launches_[i];
       if (l.silent || !l.broke_protocol.empty()) continue;  // already being killed
@@ -1067,10 +1072,12 @@ class Experiment final : private SupervisorListener {
   std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
 };
 
-// Writes the launch settings into run.json, the channel's address with the port it bound, and
-// where checkpoints are stored (what the SDK looks in for a checkpoint's uuid).
-void save_launch_settings(const fs::path& directory, const LaunchSettings& launch, const std::string& channel,
-                          const fs::path& checkpoint_storage) {
+// Writes the launch settings and --trial-timeout into run.json (what resume keeps unless told
+// otherwise), the channel's address with the port it bound, and where checkpoints are stored
+// (what the SDK looks in for a checkpoint's uuid).
+void save_run_settings(const fs::path& directory, const RunnerOptions& options, const std::string& channel,
+                       const fs::path& checkpoint_storage) {
+  const LaunchSettings& launch = options.launch;
   std::string channel_address;
   if (channel.starts_with("tcp:")) {
     const std::string host_port = channel.substr(4);
@@ -1087,6 +1094,7 @@ void save_launch_settings(const fs::path& directory, const LaunchSettings& launc
                    {"sbatch_args", launch.slurm.sbatch_args},
                    {"channel_address", channel_address},
                    {"shared_dir", launch.shared_dir.empty() ? "" : fs::absolute(launch.shared_dir).string()}};
+  run["trial_timeout"] = options.trial_timeout.value_or(0);
   run["checkpoint_storage"] = checkpoint_storage.string();
   write_file_atomically(run_path, run.dump(2) + '\n');
 }
@@ -1168,7 +1176,7 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
                                          {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
                                   .dump(2) + '\n');
     Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-    save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
+    save_run_settings(directory, options, experiment.channel_address(), experiment.checkpoint_storage());
     experiment.begin();
     return experiment.run();
   });
@@ -1189,9 +1197,18 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
   }
   RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
                        run.at("key").get<std::string>()};
-  return stopping_on_disk_errors(directory, options, [&] {
-    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-    save_launch_settings(directory, options.launch, experiment.channel_address(), experiment.checkpoint_storage());
+  RunnerOptions resumed = options;
+  if (!resumed.trial_timeout) {
+    const nlohmann::json& saved = run.contains("trial_timeout") ? run.at("trial_timeout") : nlohmann::json(0);
+    if (!saved.is_number() || saved.get<double>() < 0) {
+      throw RunnerSetupError(run_path.string() + " is damaged: 'trial_timeout' must be a number of seconds >= 0, got " +
+                             saved.dump());
+    }
+    resumed.trial_timeout = saved.get<double>();
+  }
+  return stopping_on_disk_errors(directory, resumed, [&] {
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, resumed, launcher, out, err);
+    save_run_settings(directory, resumed, experiment.channel_address(), experiment.checkpoint_storage());
     experiment.recover();
     return experiment.run();
   });

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -121,12 +122,13 @@ std::vector<std::string> searcher_transcript(const fs::path& dir) {
   return all;
 }
 
-// Starts searcher-run, and kills it with `signal` once its journal has `records` records.
-int run_and_kill(const std::string& config, const fs::path& dir, const std::string& slots,
-                 std::size_t records, int signal) {
+// Starts `searcher-run run` with `options` after --config and --dir, and kills it with
+// `signal` once `ready()` holds (or after a minute).
+int run_and_kill_when(const std::string& config, const fs::path& dir, std::vector<std::string> options,
+                      const std::function<bool()>& ready, int signal) {
   const std::string out = (dir / "first.out").string();
-  std::vector<std::string> args{SEARCHER_RUN, "run", "--config", config, "--dir", (dir / "exp").string(),
-                                "--slots", slots};
+  std::vector<std::string> args{SEARCHER_RUN, "run", "--config", config, "--dir", (dir / "exp").string()};
+  args.insert(args.end(), options.begin(), options.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -138,13 +140,20 @@ int run_and_kill(const std::string& config, const fs::path& dir, const std::stri
   REQUIRE(posix_spawn(&pid, SEARCHER_RUN, &actions, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&actions);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (journal_lines(dir / "exp") < records && std::chrono::steady_clock::now() < deadline) {
+  while (!ready() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ::kill(pid, signal);
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Starts searcher-run, and kills it with `signal` once its journal has `records` records.
+int run_and_kill(const std::string& config, const fs::path& dir, const std::string& slots,
+                 std::size_t records, int signal) {
+  return run_and_kill_when(config, dir, {"--slots", slots},
+                           [&] { return journal_lines(dir / "exp") >= records; }, signal);
 }
 
 const char* kAsha =
@@ -250,6 +259,38 @@ TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is kille
                         "(restart 1 of 5)") != std::string::npos);
   CHECK(read_file(exp["trials"][0]["directory"].get<std::string>() + "/output.log") ==
         "starting at 0\nstarting at 1\n");
+}
+
+TEST_CASE("searcher-run: resume keeps the run's --trial-timeout unless given another") {
+  // The trial hangs at 2 on its first two launches; the run is killed while the first hangs.
+  // Resumed without --trial-timeout, the second launch must be timed out as the run was told
+  // (were the timeout lost, it would sleep its 40 s and finish with no restart).
+  const fs::path dir = scratch("hang-resume");
+  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 4\n",
+                                       "  x: 0.5\n  mode: hang_twice\n  hang_seconds: 40\n  checkpoint_each: true\n");
+  const auto hanging = [&] {  // the one trial's output.log says it started (it hangs within ms)
+    std::error_code error;
+    for (fs::recursive_directory_iterator it(dir / "exp", error), end; !error && it != end; it.increment(error)) {
+      if (it->path().filename() == "output.log" && read_file(it->path()).find("starting at 0") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  CHECK(run_and_kill_when(config.string(), dir, {"--slots", "1", "--trial-timeout", "4"}, hanging, SIGKILL) ==
+        128 + SIGKILL);
+  CHECK(nlohmann::json::parse(read_file(dir / "exp" / "run.json"))["trial_timeout"] == 4);
+  const auto started = std::chrono::steady_clock::now();
+  const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 1", dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  INFO(resumed.err);
+  CHECK(resumed.code == 0);
+  CHECK(seconds < 30);
+  const nlohmann::json exp = experiment(dir / "exp");
+  const nlohmann::json& trial = exp["trials"][0];
+  CHECK(trial["restarts"] == 1);
+  CHECK(trial["outcome"] == "completed");
+  CHECK(read_file(dir / "exp" / "runner.log").find("sent nothing for 4 s (--trial-timeout)") != std::string::npos);
 }
 
 TEST_CASE("searcher-run: a trial that always crashes is errored, and the search goes on") {

@@ -10,7 +10,9 @@ The `mode` hyperparameter picks a misbehaviour:
   quit_early        end (exit 0) without completing its first operation
   background_child  leave a process behind in a session of its own (it must not outlive the trial)
   hang_once         stop talking (sleep for an hour) at length 2 on the first launch, then behave
-`sleep` (seconds per unit, default 0) slows it down for the kill tests; `checkpoint_each` (true)
+  hang_twice        the same on the first two launches
+`sleep` (seconds per unit, default 0) slows it down for the kill tests; `hang_seconds` (default
+3600) is how long the hanging modes sleep; `checkpoint_each` (true)
 stores a checkpoint after every unit, not only at validations, and prints the length it starts
 from ("starting at N"), so a test can see which checkpoint a launch resumed from (otherwise it
 prints nothing: tests check that its log is empty)."""
@@ -27,6 +29,7 @@ x = float(hparams["x"])
 mode = hparams.get("mode", "ok")
 delay = float(hparams.get("sleep", 0))
 first_launch = info.trial.trial_run_id == 1
+hangs = {"hang_once": 1, "hang_twice": 2}.get(mode, 0) >= info.trial.trial_run_id
 
 with det.core.init() as ctx:
     if mode == "invalid_if_big" and x > 0.5:
@@ -56,8 +59,8 @@ with det.core.init() as ctx:
         while trained < op.length:
             trained += 1
             time.sleep(delay)
-            if mode == "hang_once" and first_launch and trained == 2:
-                time.sleep(3600)
+            if hangs and trained == 2:
+                time.sleep(float(hparams.get("hang_seconds", 3600)))
             if mode == "crash_once" and first_launch and trained == 2:
                 sys.stdout.flush()
                 import os

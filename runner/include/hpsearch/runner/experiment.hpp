@@ -44,8 +44,9 @@ struct RunnerOptions {
   std::uint64_t snapshot_every = 64;
   double pause_seconds = 30;             ///< how long trials get to pause after SIGINT/SIGTERM
   /// A running trial that sends no report line for longer than this (seconds) is killed with
-  /// its processes and restarted from its latest checkpoint, as a failure; 0: never.
-  double trial_timeout = 0;
+  /// its processes and restarted from its latest checkpoint, as a failure; 0: never. Unset:
+  /// never for a new run, and what the run was given for a resumed one (run.json keeps it).
+  std::optional<double> trial_timeout;
   bool terminal = false;                 ///< stderr is a terminal: one live status line
   LaunchSettings launch;                 ///< must name the launcher the run is given
   /// In the experiment store: a trial's global id from its request id and creation index
