@@ -838,11 +838,13 @@ class Experiment final : private SupervisorListener {
     for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.trial_best); ++r) keep[ranked[r].second] = true;
     std::vector<std::string> doomed;
     for (std::size_t k = 0; k < n; ++k) {
-      const std::string& id = t.stored[k].storage_id;
-      if (!keep[k] && !protect(id) && !(options_.registered_checkpoint && options_.registered_checkpoint(id))) {
-        doomed.push_back(id);
-      }
+      if (!keep[k] && !protect(t.stored[k].storage_id)) doomed.push_back(t.stored[k].storage_id);
     }
+    if (doomed.empty()) return;
+    // The registry stays locked from its reading to the last deletion: a version registered
+    // meanwhile would name a checkpoint about to go (registering checks that it exists).
+    const std::shared_ptr<void> registry_lock = options_.lock_registry ? options_.lock_registry() : nullptr;
+    if (options_.registered_checkpoint) std::erase_if(doomed, options_.registered_checkpoint);
     for (const std::string& id : doomed) {
       std::error_code ignored;
       append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", id}});

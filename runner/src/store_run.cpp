@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 namespace hpsearch::store {
 namespace {
@@ -32,6 +33,7 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
     }
     return false;
   };
+  options.lock_registry = [root = store.root()] { return std::make_shared<RegistryLock>(root); };
   options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
   options.continue_command = "searcher-run activate " + std::to_string(id);
   const int code = body(options, out, err);

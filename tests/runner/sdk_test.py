@@ -289,7 +289,29 @@ def registry():
           and model.get_version(kept.model_version).checkpoint.uuid == early,
           f"a registered checkpoint survives the save policy: {sorted(p.name for p in checkpoints_of(running))}")
     check(len(checkpoints_of(running)) == 2, "the save policy still deleted the others")
+    # The save policy reads the registry and deletes under the registry's lock: while a
+    # registration holds it, a finished trial's checkpoints wait, and what is registered then is
+    # kept. The registration here is the client's own steps, done while this process holds the lock.
+    last = client.create_experiment(config(xs=(3,), length=4), str(model_dir))
+    runner_log = pathlib.Path(last.describe()["run_dir"]) / "runner.log"
+    with client._Registry() as registry:
+        poll(lambda: runner_log.exists() and " closed" in runner_log.read_text(), "the trial to close")
+        time.sleep(1)  # time for a save policy that ignored the lock to delete
+        stored = sorted(c.name for c in checkpoints_of(last))
+        check(len(stored) == 4, f"no checkpoint deleted while the registry is locked: {stored}")
+        steps = {json.loads((c / "metadata.json").read_text())["steps_completed"]: c.name for c in checkpoints_of(last)}
+        first = steps[1]
+        record = registry.find("digits")
+        versions = record.setdefault("versions", [])
+        versions.append({"version": versions[-1]["version"] + 1, "checkpoint_uuid": first,
+                         "experiment_id": last.id, "creation_time": client._now()})
+        registry.save(record)
+    wait(last, "COMPLETED")
+    left = sorted(c.name for c in checkpoints_of(last))
+    check(left == sorted([first, steps[4]]),
+          f"the checkpoint registered while the policy waited is kept, the others deleted: {left} of {steps}")
     model.delete()  # no version refers to the experiments any more
+    last.delete()
     running.delete()
     exp.delete()
     raises(client.NotFoundException, f"experiment {exp.id} not found", lambda: client.get_experiment(exp.id))

@@ -56,6 +56,10 @@ struct RunnerOptions {
   /// In the experiment store: whether a checkpoint (by storage id) is a model version, which the
   /// save policy keeps, as Determined's checkpoint GC does. Empty outside the store.
   std::function<bool(const std::string& storage_id)> registered_checkpoint;
+  /// In the experiment store: holds the model registry's lock until the returned object is
+  /// released, so that no version is registered between the save policy's reading of the
+  /// registry and its deletions. Empty outside the store.
+  std::function<std::shared_ptr<void>()> lock_registry;
   /// More environment for every trial (the store's HPSEARCH_EXPERIMENT_ID).
   std::map<std::string, std::string> trial_environment;
   /// The command a paused run tells the user to continue with; empty: `searcher-run resume DIR`
