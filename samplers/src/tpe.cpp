@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "draws.hpp"
+#include "good_group.hpp"
 #include "hpsearch/searcher/state_fields.hpp"
 #include "model_common.hpp"
 #include "parzen.hpp"
@@ -47,7 +48,8 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
       static_cast<std::size_t>(wanted), 1,
       std::min<std::size_t>({cap / 2, kMaxGood, static_cast<std::size_t>(observed) - 1}));
   std::vector<std::uint32_t> good;
-  store_.leaders(good_count, good);
+  sampler_detail::good_group(store_, config_.gamma, good_count,
+                             sampler_detail::min_observations(config_.model, d), good);
   std::vector<std::uint32_t> sorted_good = good;
   std::sort(sorted_good.begin(), sorted_good.end());
   const auto is_good = [&](std::uint32_t t) {
