@@ -39,9 +39,10 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   if (!sampler_detail::use_model(config_.model, store_, bits)) return false;
   const std::uint64_t observed = store_.observed_trials();
 
-  // Good: the best gamma share of the observed trials, ranked over all lengths (a trial the
-  // scheduler took further ranks first); bad: an even spread of the others, and every trial
-  // training now that is not good (a constant liar).
+  // Good: up to a gamma share of the observed trials, the best of the longest lengths and of
+  // each shorter length as far as it ranks trials as the longest does (good_group.hpp); bad:
+  // an even spread of the others, and every trial training now that is not good (a constant
+  // liar).
   const std::size_t cap = store_.cap();
   const double wanted = std::ceil(config_.gamma * static_cast<double>(observed));
   const std::size_t good_count = std::clamp<std::size_t>(

@@ -142,3 +142,17 @@ TEST_CASE("observation store: a trial's metric at a length and the pairs between
   store.leaders_at(3, 3, best);
   CHECK(best == std::vector<std::uint32_t>{0, 2});
 }
+
+TEST_CASE("good group: with one length, the best gamma share as the ranking over all lengths") {
+  // Twenty trials at length 1, metric (7 t) mod 20: the best ceil(0.2 * 20) = 4 are the
+  // trials with metrics 0-3, t = 3 m mod 20 (3 is 7's inverse mod 20): 0, 3, 6, 9.
+  ObservationStore store(1, 64);
+  for (std::uint32_t t = 0; t < 20; ++t) store.add_trial(t, std::vector<double>{0.05 * t});
+  for (std::uint32_t t = 0; t < 20; ++t) store.observe(t, 1, static_cast<double>((t * 7) % 20));
+  std::vector<std::uint32_t> out;
+  good_group(store, 0.2, 10, 5, out);
+  CHECK(out == std::vector<std::uint32_t>{0, 3, 6, 9});
+  std::vector<std::uint32_t> pooled;
+  store.leaders(4, pooled);
+  CHECK(out == pooled);
+}
