@@ -29,8 +29,11 @@ HyperparameterSpace hartmann_space() {
 }
 
 // A store state with `observations` random trials reported at length 1 and kPending more
-// training: the form ObservationStore::to_json writes.
-nlohmann::json store_state(std::uint32_t observations) {
+// training: the form ObservationStore::to_json writes. With `rungs`, as under ASHA with
+// divisor 3: every third trial also reported at length 3, every ninth at 9, every 27th at 27
+// (MF-Hartmann-6 at that share of its full length), so TPE's good group measures how the
+// shorter lengths rank trials against the longer ones.
+nlohmann::json store_state(std::uint32_t observations, bool rungs = false) {
   const std::unique_ptr<Workload> hartmann = make_workload("mf-hartmann6");
   Rng rng(7);
   nlohmann::json points = nlohmann::json::array();
@@ -41,7 +44,10 @@ nlohmann::json store_state(std::uint32_t observations) {
     for (double& v : x) v = rng.unit_interval();
     points.push_back(x);
     if (t < observations) {
-      reported.push_back({t, 1, metric_to_json(hartmann->value(x, 1.0))});
+      reported.push_back({t, 1, metric_to_json(hartmann->value(x, rungs ? 1.0 / 27 : 1.0))});
+      for (std::uint32_t length = 3; rungs && length <= 27 && t % length == 0; length *= 3) {
+        reported.push_back({t, length, metric_to_json(hartmann->value(x, length / 27.0))});
+      }
     } else {
       pending.push_back({t, 1});
     }
@@ -50,11 +56,12 @@ nlohmann::json store_state(std::uint32_t observations) {
 }
 
 template <class S>
-S prepared(const S& empty, const char* type, std::uint32_t observations, bool fitted) {
+S prepared(const S& empty, const char* type, std::uint32_t observations, bool fitted,
+           bool rungs = false) {
   S sampler = empty;
   nlohmann::json state = empty.state();
   state["sampler_type"] = type;
-  state["store"] = store_state(observations);
+  state["store"] = store_state(observations, rungs);
   sampler.restore_state(state);
   if (fitted) {
     Rng rng(1);
@@ -65,9 +72,10 @@ S prepared(const S& empty, const char* type, std::uint32_t observations, bool fi
 }
 
 template <class S>
-void propose(benchmark::State& state, const S& empty, const char* type, bool fitted) {
+void propose(benchmark::State& state, const S& empty, const char* type, bool fitted,
+             bool rungs = false) {
   const auto n = static_cast<std::uint32_t>(state.range(0));
-  const S ready = prepared(empty, type, n, fitted);
+  const S ready = prepared(empty, type, n, fitted, rungs);
   const std::uint32_t next = n + kPending + (fitted ? 1 : 0);
   std::optional<S> sampler;
   Rng rng(3);
@@ -89,6 +97,12 @@ void BM_Sampler_TpePropose(benchmark::State& state) {
   propose(state, TpeSampler(hartmann_space(), TpeConfig{}), "tpe", true);
 }
 BENCHMARK(BM_Sampler_TpePropose)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// The same trials, some also reported at longer lengths (store_state's rungs).
+void BM_Sampler_TpeProposeRungs(benchmark::State& state) {
+  propose(state, TpeSampler(hartmann_space(), TpeConfig{}), "tpe", true, true);
+}
+BENCHMARK(BM_Sampler_TpeProposeRungs)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 // Between refits: the kernel is fitted, the proposal conditions the GP and maximises EI.
 void BM_Sampler_GpPropose(benchmark::State& state) {

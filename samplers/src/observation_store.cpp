@@ -24,6 +24,7 @@ void ObservationStore::add_trial(std::uint32_t trial, std::span<const double> po
   first_seen_.push_back(kNone);
   pending_slot_.push_back(kNone);
   pending_length_.push_back(0);
+  latest_.push_back(kNone);
 }
 
 std::span<const double> ObservationStore::point(std::uint32_t trial) const {
@@ -68,7 +69,10 @@ void ObservationStore::observe(std::uint32_t trial, std::uint64_t length, double
   if (trial >= trials()) return;
   on_finished(trial);
   const double value = std::isnan(metric) ? std::numeric_limits<double>::infinity() : metric;
+  HPSEARCH_ASSERT(history_.size() < kNone, "sampler: too many observations");
   history_.push_back(Observation{trial, length, value});
+  previous_.push_back(latest_[trial]);
+  latest_[trial] = static_cast<std::uint32_t>(history_.size() - 1);
   if (first_seen_[trial] == kNone) {
     first_seen_[trial] = static_cast<std::uint32_t>(observed_.size());
     observed_.push_back(trial);
@@ -101,6 +105,68 @@ void ObservationStore::leaders(std::size_t count, std::vector<std::uint32_t>& ou
         out.push_back(entry.trial);
       }
     }
+  }
+}
+
+void ObservationStore::lengths(std::vector<std::uint64_t>& out) const {
+  out.clear();
+  for (auto it = levels_.rbegin(); it != levels_.rend(); ++it) out.push_back(it->first);
+}
+
+std::size_t ObservationStore::observations_at(std::uint64_t length) const {
+  const auto it = levels_.find(length);
+  return it == levels_.end() ? 0 : it->second.all.size();
+}
+
+void ObservationStore::leaders_at(std::uint64_t length, std::size_t count,
+                                  std::vector<std::uint32_t>& out) const {
+  out.clear();
+  const auto it = levels_.find(length);
+  if (it == levels_.end()) return;
+  for (const std::uint32_t index : it->second.best) {
+    if (out.size() == count) break;
+    const std::uint32_t trial = it->second.all[index].trial;
+    // A trial that reported twice at this length is kept once (its best report ranks it).
+    if (std::find(out.begin(), out.end(), trial) == out.end()) out.push_back(trial);
+  }
+}
+
+std::optional<double> ObservationStore::metric_at(std::uint32_t trial,
+                                                  std::uint64_t length) const {
+  for (std::uint32_t at = latest_[trial]; at != kNone; at = previous_[at]) {
+    const Observation& o = history_[at];
+    if (o.length == length) return o.metric;
+    if (o.length < length) break;
+  }
+  return std::nullopt;
+}
+
+void ObservationStore::paired_metrics(std::uint64_t shorter, std::uint64_t longer,
+                                      std::vector<double>& at_shorter,
+                                      std::vector<double>& at_longer) const {
+  at_shorter.clear();
+  at_longer.clear();
+  const auto it = levels_.find(longer);
+  if (it == levels_.end()) return;
+  const std::vector<Entry>& all = it->second.all;
+  // The latest `cap` observations, latest first; a trial's latest one is kept (stable sort by
+  // trial keeps that order within a trial), then back in observation order.
+  const std::size_t first = all.size() > cap_ ? all.size() - cap_ : 0;
+  std::vector<std::size_t> recent;
+  for (std::size_t i = all.size(); i > first; --i) recent.push_back(i - 1);
+  std::stable_sort(recent.begin(), recent.end(),
+                   [&](std::size_t a, std::size_t b) { return all[a].trial < all[b].trial; });
+  recent.erase(std::unique(recent.begin(), recent.end(),
+                           [&](std::size_t a, std::size_t b) {
+                             return all[a].trial == all[b].trial;
+                           }),
+               recent.end());
+  std::sort(recent.begin(), recent.end());
+  for (const std::size_t i : recent) {
+    const std::optional<double> shorter_metric = metric_at(all[i].trial, shorter);
+    if (!shorter_metric) continue;
+    at_shorter.push_back(*shorter_metric);
+    at_longer.push_back(all[i].metric);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "draws.hpp"
+#include "good_group.hpp"
 #include "hpsearch/searcher/state_fields.hpp"
 #include "model_common.hpp"
 #include "parzen.hpp"
@@ -38,16 +39,18 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   if (!sampler_detail::use_model(config_.model, store_, bits)) return false;
   const std::uint64_t observed = store_.observed_trials();
 
-  // Good: the best gamma share of the observed trials, ranked over all lengths (a trial the
-  // scheduler took further ranks first); bad: an even spread of the others, and every trial
-  // training now that is not good (a constant liar).
+  // Good: up to a gamma share of the observed trials, the best of the longest lengths and of
+  // each shorter length as far as it ranks trials as the longest does (good_group.hpp); bad:
+  // an even spread of the others, and every trial training now that is not good (a constant
+  // liar).
   const std::size_t cap = store_.cap();
   const double wanted = std::ceil(config_.gamma * static_cast<double>(observed));
   const std::size_t good_count = std::clamp<std::size_t>(
       static_cast<std::size_t>(wanted), 1,
       std::min<std::size_t>({cap / 2, kMaxGood, static_cast<std::size_t>(observed) - 1}));
   std::vector<std::uint32_t> good;
-  store_.leaders(good_count, good);
+  sampler_detail::good_group(store_, config_.gamma, good_count,
+                             sampler_detail::min_observations(config_.model, d), good);
   std::vector<std::uint32_t> sorted_good = good;
   std::sort(sorted_good.begin(), sorted_good.end());
   const auto is_good = [&](std::uint32_t t) {

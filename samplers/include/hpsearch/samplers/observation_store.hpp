@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -74,6 +75,25 @@ class ObservationStore {
     return pending_length_[trial];
   }
 
+  /// The lengths observed, longest first.
+  void lengths(std::vector<std::uint64_t>& out) const;
+  /// Observations at `length` (0 if none).
+  [[nodiscard]] std::size_t observations_at(std::uint64_t length) const;
+  /// Up to `count` distinct trials, best first by their metric at `length` (then earlier first
+  /// observation); at most `cap / 2`, the best a length keeps.
+  void leaders_at(std::uint64_t length, std::size_t count, std::vector<std::uint32_t>& out) const;
+  /// The trial's latest metric at `length`, if it reported one there. Walks the trial's own
+  /// observations from the latest back and stops below `length` (a trial's lengths grow), so
+  /// it costs the trial's observations at `length` and longer, not the search's.
+  [[nodiscard]] std::optional<double> metric_at(std::uint32_t trial, std::uint64_t length) const;
+  /// Pairs (metric at `shorter`, metric at `longer`) of the trials among the latest `cap`
+  /// observations at `longer` that also reported at `shorter`, each trial once (its latest
+  /// observation at each length): the data to measure how well the shorter length ranks trials
+  /// as the longer one does. O(cap log cap + cap w), w a trial's observations at `shorter` and
+  /// longer.
+  void paired_metrics(std::uint64_t shorter, std::uint64_t longer, std::vector<double>& at_shorter,
+                      std::vector<double>& at_longer) const;
+
   /// One observation as a model reads it.
   struct Observed {
     std::uint32_t trial = 0;
@@ -137,6 +157,8 @@ class ObservationStore {
   std::vector<std::uint64_t> pending_length_;  // per trial, while pending
   std::vector<std::uint32_t> pending_;         // trials training now
   std::vector<Observation> history_;           // every observation, in order (snapshots)
+  std::vector<std::uint32_t> previous_;        // per observation: the trial's previous, or kNone
+  std::vector<std::uint32_t> latest_;          // per trial: its latest observation, or kNone
   std::map<std::uint64_t, Level> levels_;
 };
 

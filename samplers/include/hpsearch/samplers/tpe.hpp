@@ -15,11 +15,12 @@
 
 namespace hpsearch {
 
-/// TPE. Trials rank over all lengths at once (ObservationStore): those the scheduler took to
-/// the longest length come first, by their metric there, then those stopped shorter, so under
-/// ASHA the good group is the best of the highest rung (BOHB's data) pooled over every bracket,
-/// while trials stopped early inform the bad group. The good group is the best `gamma` share
-/// of the trials that reported (at most 25); the bad group an even spread of the others, plus
+/// TPE. One model for the whole search, pooled over every bracket. The good group (at most
+/// 25 trials, at most a `gamma` share of those that reported) is the best `gamma` share of the
+/// longest length with `min_observations` trials (BOHB's data) and of any longer one, then the
+/// best of each shorter length in proportion to how well that length ranks trials as the
+/// longest does (the square of a rank correlation measured on the store's data; see
+/// good_group.hpp); the bad group an even spread of the others, plus
 /// every trial training now (a constant liar, so parallel workers are not sent to the same
 /// place). One Parzen estimator over all coordinates per group (multivariate: it keeps
 /// interactions); `candidates` points drawn from the good one; the point maximising good /
