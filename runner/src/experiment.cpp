@@ -852,7 +852,8 @@ class Experiment final : private SupervisorListener {
       forget_checkpoint(i, id);
     }
     if (!doomed.empty()) {
-      report_.log(name(i) + ": deleted " + std::to_string(doomed.size()) + " checkpoints its save policy does not keep");
+      report_.log(name(i) + ": deleted " + std::to_string(doomed.size()) + (doomed.size() == 1 ? " checkpoint" : " checkpoints") +
+                  " its save policy does not keep");
     }
   }
 
