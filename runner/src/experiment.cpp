@@ -325,6 +325,7 @@ class Experiment final : private SupervisorListener {
       }
       supervisor_.deliver();
       stop_silent_trials();
+      retry_deferred_garbage();
       if (pausing && std::chrono::steady_clock::now() > pause_deadline) {
         for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
         pausing = false;
@@ -340,7 +341,7 @@ class Experiment final : private SupervisorListener {
       // The experiment's best checkpoints are known only now: the last pass of the policy.
       const std::set<std::string> best = experiment_best_checkpoints();
       for (std::uint32_t i = 0; i < trials_.size(); ++i) {
-        collect_garbage(i, [&](const std::string& id) { return best.contains(id); });
+        (void)collect_garbage(i, [&](const std::string& id) { return best.contains(id); }, true);
       }
     }
     // Drawn once, when the run ends: reading every report is O(reports), too much per event.
@@ -374,11 +375,12 @@ class Experiment final : private SupervisorListener {
   }
 
   // The supervisor's queue order ("queued", "launched", "exited") is journaled so that a resumed
-  // run launches trials in the order the old one would have. Not synced: losing the last of
-  // them in a machine crash changes only that order, and the next synced record syncs them.
+  // run launches trials in the order the old one would have. "launched" also counts a launch
+  // (a resumed trial's next trial_run_id), so it is synced; losing the last of the others in a
+  // machine crash changes only that order, and the next synced record syncs them.
   void append_order_record(const char* kind, std::uint32_t i) {
     note_order(kind, i);
-    append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}}, false);
+    append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}}, std::strcmp(kind, "launched") == 0);
   }
 
   // The order trials wait and run in, as those records say (live, and when replayed).
@@ -416,7 +418,7 @@ class Experiment final : private SupervisorListener {
       TrialRecord& t = trials_[i];
       t.closed = true;
       t.target.reset();
-      if (!replaying_ && save_policy_.experiment_best == 0) collect_garbage(i, [](const std::string&) { return false; });
+      if (!replaying_ && save_policy_.experiment_best == 0) collect_garbage_of_closed(i);
     }
   }
 
@@ -577,8 +579,9 @@ class Experiment final : private SupervisorListener {
     supervisor_.launch_waiting(
         [this](std::uint32_t i) { return prepare_launch(i); },
         [this](std::uint32_t i, long) {
-          append_order_record("launched", i);
           TrialRecord& t = trials_[i];
+          ++t.launches;
+          append_order_record("launched", i);
           const TrialProcess& process = supervisor_.process(i);
           if (!process.handle().empty()) {  // it may outlive us: journaled, so resume reattaches
             t.job = process.handle();
@@ -632,7 +635,7 @@ class Experiment final : private SupervisorListener {
         {"HPSEARCH_MAX_LENGTH_UNIT", config_.searcher.max_length.unit},
         {"HPSEARCH_SLOTS_PER_TRIAL", std::to_string(slots_per_trial_)},
         {"HPSEARCH_CONFIG_JSON", (directory_ / "config.json").string()},
-        {"HPSEARCH_TRIAL_RUN_ID", std::to_string(++trials_[i].launches)},
+        {"HPSEARCH_TRIAL_RUN_ID", std::to_string(trials_[i].launches + 1)},  // counted once started
         {"HPSEARCH_TRIAL_RESTARTS", std::to_string(t.restarts)},
     };
     if (t.checkpoint) {
@@ -821,8 +824,9 @@ class Experiment final : private SupervisorListener {
   // The config's save policy for a finished trial: its latest `save_trial_latest` and best
   // `save_trial_best` checkpoints stay (best by the searcher metric reported at the
   // checkpoint's steps), the rest are deleted unless `protect` says they are among the
-  // experiment's best, or they are model versions in the store's registry.
-  void collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect) {
+  // experiment's best, or they are model versions in the store's registry. False when the
+  // registry is locked elsewhere and `wait` is false: nothing was done, try again later.
+  bool collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect, bool wait) {
     TrialRecord& t = trials_[i];
     const std::size_t n = t.stored.size();
     std::vector<bool> keep(n, false);
@@ -840,11 +844,20 @@ class Experiment final : private SupervisorListener {
     for (std::size_t k = 0; k < n; ++k) {
       if (!keep[k] && !protect(t.stored[k].storage_id)) doomed.push_back(t.stored[k].storage_id);
     }
-    if (doomed.empty()) return;
+    if (doomed.empty()) return true;
     // The registry stays locked from its reading to the last deletion: a version registered
     // meanwhile would name a checkpoint about to go (registering checks that it exists).
-    const std::shared_ptr<void> registry_lock = options_.lock_registry ? options_.lock_registry() : nullptr;
-    if (options_.registered_checkpoint) std::erase_if(doomed, options_.registered_checkpoint);
+    std::optional<RunnerOptions::LockedRegistry> registry;
+    if (options_.lock_registry) {
+      try {
+        registry = options_.lock_registry(wait);
+      } catch (const std::exception& e) {
+        report_.log(name(i) + ": its checkpoints are kept, the model registry cannot be read: " + e.what());
+        return true;
+      }
+      if (!registry) return false;
+      std::erase_if(doomed, [&](const std::string& id) { return registry->registered_checkpoints.contains(id); });
+    }
     for (const std::string& id : doomed) {
       std::error_code ignored;
       append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", id}});
@@ -854,6 +867,20 @@ class Experiment final : private SupervisorListener {
     if (!doomed.empty()) {
       report_.log(name(i) + ": deleted " + std::to_string(doomed.size()) + (doomed.size() == 1 ? " checkpoint" : " checkpoints") +
                   " its save policy does not keep");
+    }
+    return true;
+  }
+
+  // A closed trial's save policy, or, while another process holds the model registry's lock,
+  // a note to apply it later (retry_deferred_garbage), so the run never waits on that lock.
+  void collect_garbage_of_closed(std::uint32_t i) {
+    if (!collect_garbage(i, [](const std::string&) { return false; }, false)) deferred_garbage_.push_back(i);
+  }
+
+  void retry_deferred_garbage() {
+    while (!deferred_garbage_.empty() &&
+           collect_garbage(deferred_garbage_.front(), [](const std::string&) { return false; }, false)) {
+      deferred_garbage_.pop_front();
     }
   }
 
@@ -1071,6 +1098,7 @@ class Experiment final : private SupervisorListener {
   int interrupted_ = 0;
   DecisionStats decisions_;
   SavePolicy save_policy_;
+  std::deque<std::uint32_t> deferred_garbage_;  // closed trials whose save policy waits for the registry
   nlohmann::json plots_;  // the SVG files drawn when the run ended
   std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
 };

@@ -130,15 +130,20 @@ std::string utc_now() {
   return text;
 }
 
-RegistryLock::RegistryLock(const fs::path& root) {
+RegistryLock::RegistryLock(const fs::path& root, Mode mode, bool create) {
   const fs::path models = root / "models";
+  std::error_code error;
+  if (create) fs::create_directories(models, error);
   if (!fs::is_directory(models)) return;  // no registry: nothing to keep
-  fd_ = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd_ >= 0) ::close(fd_);
-    throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " + why);
+  const int fd = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0 && ::flock(fd, LOCK_EX | (mode == kTry ? LOCK_NB : 0)) == 0) {
+    fd_ = fd;
+    return;
   }
+  const int cause = errno;
+  if (fd >= 0) ::close(fd);
+  if (mode == kTry && cause == EWOULDBLOCK) return;  // held elsewhere
+  throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " + std::strerror(cause));
 }
 
 RegistryLock::~RegistryLock() {

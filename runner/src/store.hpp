@@ -109,7 +109,11 @@ struct RegisteredVersion {
 /// that no version is registered meanwhile; nothing if the store has no registry.
 class RegistryLock {
  public:
-  explicit RegistryLock(const std::filesystem::path& root);
+  enum Mode { kWait, kTry };
+  /// kWait: until the lock is free; kTry: not at all (held() then says whether it was taken).
+  /// `create`: make the registry's directory if there is none (else no registry, no lock).
+  explicit RegistryLock(const std::filesystem::path& root, Mode mode = kWait, bool create = false);
+  [[nodiscard]] bool held() const { return fd_ >= 0; }
   ~RegistryLock();
   RegistryLock(const RegistryLock&) = delete;
   RegistryLock& operator=(const RegistryLock&) = delete;

@@ -27,13 +27,15 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   options.trial_id = [&store, id](const std::string& request_id, std::uint32_t index) {
     return store.trial_id(id, request_id, index);
   };
-  options.registered_checkpoint = [root = store.root()](const std::string& storage_id) {
-    for (const RegisteredVersion& v : registered_versions(root)) {
-      if (v.checkpoint_uuid == storage_id) return true;
-    }
-    return false;
+  options.lock_registry = [root = store.root()](bool wait) -> std::optional<RunnerOptions::LockedRegistry> {
+    // The registry's directory is made first: a registration that made it meanwhile would not
+    // be excluded by a lock on a registry that did not exist yet.
+    auto registry_lock = std::make_shared<RegistryLock>(root, wait ? RegistryLock::kWait : RegistryLock::kTry, true);
+    if (!registry_lock->held()) return std::nullopt;
+    RunnerOptions::LockedRegistry registry{registry_lock, {}};
+    for (const RegisteredVersion& v : registered_versions(root)) registry.registered_checkpoints.insert(v.checkpoint_uuid);
+    return registry;
   };
-  options.lock_registry = [root = store.root()] { return std::make_shared<RegistryLock>(root); };
   options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
   options.continue_command = "searcher-run activate " + std::to_string(id);
   const int code = body(options, out, err);

@@ -289,27 +289,44 @@ def registry():
           and model.get_version(kept.model_version).checkpoint.uuid == early,
           f"a registered checkpoint survives the save policy: {sorted(p.name for p in checkpoints_of(running))}")
     check(len(checkpoints_of(running)) == 2, "the save policy still deleted the others")
-    # The save policy reads the registry and deletes under the registry's lock: while a
-    # registration holds it, a finished trial's checkpoints wait, and what is registered then is
-    # kept. The registration here is the client's own steps, done while this process holds the lock.
-    last = client.create_experiment(config(xs=(3,), length=4), str(model_dir))
+    # The save policy reads the registry and deletes under the registry's lock. While a
+    # registration holds it, a closed trial's checkpoints wait (the run goes on: the next trial
+    # starts), and what is registered meanwhile is kept. The registration here is the client's
+    # own steps, done while this process holds the lock.
+    last = client.create_experiment(config(xs=(3, 4), sleep=0.1, length=4, concurrent=1), str(model_dir))
     runner_log = pathlib.Path(last.describe()["run_dir"]) / "runner.log"
+
+    def stored_steps():  # x -> {steps: uuid} of the checkpoints on disk
+        found = {}
+        for c in checkpoints_of(last):
+            try:
+                meta = json.loads((c / "metadata.json").read_text())
+            except (OSError, ValueError):
+                continue  # being written
+            found.setdefault(meta["x"], {})[meta["steps_completed"]] = c.name
+        return found
+
+    def next_started():
+        text = runner_log.read_text() if runner_log.exists() else ""
+        return " closed" in text and " started (" in text[text.index(" closed"):]
     with client._Registry() as registry:
-        poll(lambda: runner_log.exists() and " closed" in runner_log.read_text(), "the trial to close")
+        poll(next_started, "the next trial to start while the registry is locked", timeout=120)
         time.sleep(1)  # time for a save policy that ignored the lock to delete
-        stored = sorted(c.name for c in checkpoints_of(last))
-        check(len(stored) == 4, f"no checkpoint deleted while the registry is locked: {stored}")
-        steps = {json.loads((c / "metadata.json").read_text())["steps_completed"]: c.name for c in checkpoints_of(last)}
-        first = steps[1]
+        steps = stored_steps()
+        done = [x for x, s in steps.items() if sorted(s) == [1, 2, 3, 4]]
+        check(done and all(sorted(s) == list(range(1, len(s) + 1)) for s in steps.values()),
+              f"no checkpoint deleted while the registry is locked: {steps}")
+        first = steps[done[0]][1]
         record = registry.find("digits")
         versions = record.setdefault("versions", [])
         versions.append({"version": versions[-1]["version"] + 1, "checkpoint_uuid": first,
                          "experiment_id": last.id, "creation_time": client._now()})
         registry.save(record)
     wait(last, "COMPLETED")
-    left = sorted(c.name for c in checkpoints_of(last))
-    check(left == sorted([first, steps[4]]),
-          f"the checkpoint registered while the policy waited is kept, the others deleted: {left} of {steps}")
+    left = {x: sorted(s) for x, s in stored_steps().items()}
+    other = ({3, 4} - {done[0]}).pop()
+    check(left == {done[0]: [1, 4], other: [4]} and stored_steps()[done[0]][1] == first,
+          f"the checkpoint registered while the policy waited is kept, the others deleted: {left}")
     model.delete()  # no version refers to the experiments any more
     last.delete()
     running.delete()

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "hpsearch/runner/launcher.hpp"
@@ -53,13 +54,17 @@ struct RunnerOptions {
   /// (1-based), given to it as HPSEARCH_TRIAL_ID; the same answer for the same trial on resume.
   /// Empty outside the store: the id is the creation index.
   std::function<std::uint64_t(const std::string& request_id, std::uint32_t index)> trial_id;
-  /// In the experiment store: whether a checkpoint (by storage id) is a model version, which the
-  /// save policy keeps, as Determined's checkpoint GC does. Empty outside the store.
-  std::function<bool(const std::string& storage_id)> registered_checkpoint;
-  /// In the experiment store: holds the model registry's lock until the returned object is
-  /// released, so that no version is registered between the save policy's reading of the
-  /// registry and its deletions. Empty outside the store.
-  std::function<std::shared_ptr<void>()> lock_registry;
+  /// In the experiment store: the model registry, locked, with the checkpoints registered as
+  /// model versions read under the lock (the save policy keeps them, as Determined's checkpoint
+  /// GC does). Locked until `lock` is released, so that no version is registered between the
+  /// policy's reading and its deletions. nullopt: another process holds the lock and `wait` was
+  /// false (the policy tries again later rather than stall the run). Throws what keeps it from
+  /// locking or reading the registry. Empty outside the store.
+  struct LockedRegistry {
+    std::shared_ptr<void> lock;
+    std::set<std::string> registered_checkpoints;
+  };
+  std::function<std::optional<LockedRegistry>(bool wait)> lock_registry;
   /// More environment for every trial (the store's HPSEARCH_EXPERIMENT_ID).
   std::map<std::string, std::string> trial_environment;
   /// The command a paused run tells the user to continue with; empty: `searcher-run resume DIR`
