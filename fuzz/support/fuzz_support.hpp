@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace hpsearch::fuzz {
 
 /// Prints which contract was broken and the details, then aborts.
@@ -41,6 +43,20 @@ class Choices {
   const std::string_view line = text.substr(0, end);
   text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
   return line;
+}
+
+/// Whether an error message shows the JSON library's own wording ("[json.exception.type_error
+/// ..."), which a user must never see. `input` is what the message may quote (the line, and its
+/// strings decoded): a message is not blamed for echoing what the input itself held.
+[[nodiscard]] inline bool leaks_json_internals(std::string_view message, std::string_view input) {
+  constexpr std::string_view kMark = "[json.exception";
+  return message.find(kMark) != std::string_view::npos && input.find(kMark) == std::string_view::npos;
+}
+
+/// A line and, if it is JSON, its text with every string decoded (what a message may quote).
+[[nodiscard]] inline std::string quotable(std::string_view line) {
+  const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+  return std::string(line) + '\n' + (parsed.is_discarded() ? "" : parsed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 /// The input as text.
