@@ -483,18 +483,23 @@ std::size_t utf8_sequence(std::string_view text) {
 // A config is UTF-8 text, as YAML read by Determined's CLI and JSON are. yaml-cpp passes other
 // bytes through into strings, and the JSON they go on to (searcher-run's config.json, the
 // trials' hyperparameters) cannot hold them: refuse them here, where the byte is known.
-// Columns count characters, as editors do.
+// Control characters other than tab, line feed and carriage return are not allowed in a YAML
+// stream or raw in JSON either, and yaml-cpp mangles them (a NUL and the byte after it became
+// one byte that is not UTF-8: found by fuzzing). Columns count characters, as editors do.
 void check_utf8(std::string_view text, const std::string& source) {
   int line = 0;
   int column = 0;
   for (std::size_t at = 0; at < text.size(); ++column) {
     const std::size_t length = utf8_sequence(text.substr(at));
-    if (length == 0) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    const bool control = (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f;
+    if (length == 0 || control) {
       static constexpr char kHex[] = "0123456789abcdef";
-      const auto byte = static_cast<unsigned char>(text[at]);
+      const std::string shown = std::string("byte 0x") + kHex[byte >> 4] + kHex[byte & 0x0fU];
       throw ConfigError(source + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1), "",
-                        std::string("the file is not UTF-8 text (byte 0x") + kHex[byte >> 4] +
-                            kHex[byte & 0x0fU] + "); save it as UTF-8");
+                        length == 0 ? "the file is not UTF-8 text (" + shown + "); save it as UTF-8"
+                                    : "the file holds a control character (" + shown +
+                                          "), which a YAML or JSON document may not; remove it");
     }
     if (text[at] == '\n') {
       ++line;

@@ -214,6 +214,21 @@ TEST_CASE("yaml: what cannot be read faithfully is refused with its location") {
           "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xf4\x8f\xbf\xbf");
     CHECK(parse("\xef\xbb\xbf" + kSearcher).searcher.metric == "loss");
   }
+  SUBCASE("control characters") {
+    // Found by fuzzing (fuzz/corpus/config/regress-nul-in-key.yaml): yaml-cpp read the key
+    // "glo\0_b" as "glo\xa0b", which is not UTF-8, and writing config.json failed.
+    CHECK_CONFIG_ERROR(kSearcher + "hyperparameters:\n  glo" + std::string(1, '\0') + "_b: 1\n",
+                       "exp.yaml:3:6: the file holds a control character (byte 0x00), which a YAML or "
+                       "JSON document may not; remove it");
+    CHECK_CONFIG_ERROR(kSearcher + "# bell \x07\n",
+                       "exp.yaml:2:8: the file holds a control character (byte 0x07), which a YAML or "
+                       "JSON document may not; remove it");
+    CHECK_CONFIG_ERROR(kSearcher + "# \x7f\n",
+                       "exp.yaml:2:3: the file holds a control character (byte 0x7f), which a YAML or "
+                       "JSON document may not; remove it");
+    // Tabs (inside a flow mapping or a comment), CR LF line ends are text.
+    CHECK(parse(kSearcher + "hyperparameters: {x:\t1}\r\n# \ttab\r\n").hyperparameters.entries().size() == 1);
+  }
   SUBCASE("more than one document") {
     CHECK_CONFIG_ERROR(kSearcher + "---\n" + kSearcher,
                        "exp.yaml:3:1: the file holds 2 YAML documents (separated by ---); a "
