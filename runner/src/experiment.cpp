@@ -871,17 +871,18 @@ class Experiment final : private SupervisorListener {
     return true;
   }
 
-  // A closed trial's save policy, or, while another process holds the model registry's lock,
-  // a note to apply it later (retry_deferred_garbage), so the run never waits on that lock.
+  // A closed trial's save policy without waiting for the model registry's lock; false: another
+  // process holds it, and retry_deferred_garbage applies the policy on a later pass.
+  bool try_closed_garbage(std::uint32_t i) {
+    return collect_garbage(i, [](const std::string&) { return false; }, false);
+  }
+
   void collect_garbage_of_closed(std::uint32_t i) {
-    if (!collect_garbage(i, [](const std::string&) { return false; }, false)) deferred_garbage_.push_back(i);
+    if (!try_closed_garbage(i)) deferred_garbage_.push_back(i);
   }
 
   void retry_deferred_garbage() {
-    while (!deferred_garbage_.empty() &&
-           collect_garbage(deferred_garbage_.front(), [](const std::string&) { return false; }, false)) {
-      deferred_garbage_.pop_front();
-    }
+    while (!deferred_garbage_.empty() && try_closed_garbage(deferred_garbage_.front())) deferred_garbage_.pop_front();
   }
 
   // The experiment's best `save_experiment_best` checkpoints, by their searcher metric.
