@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     searcher.restore(snapshot);
   } catch (const hpsearch::ProtocolError& e) {
     const std::string message = e.what();
-    if (message.empty() || hpsearch::fuzz::leaks_json_internals(message, snapshot.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))) {
+    if (message.empty() || hpsearch::fuzz::leaks_json_internals(message, hpsearch::fuzz::decoded(snapshot))) {
       broken("a refused snapshot is not explained in a sentence", message);
     }
     if (!hpsearch::fuzz::same_state(before, searcher)) {

@@ -53,10 +53,15 @@ class Choices {
   return message.find(kMark) != std::string_view::npos && input.find(kMark) == std::string_view::npos;
 }
 
-/// A line and, if it is JSON, its text with every string decoded (what a message may quote).
+/// A JSON value's text with every string decoded (what a message may quote of it).
+[[nodiscard]] inline std::string decoded(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+/// A line and, if it is JSON, its decoded text.
 [[nodiscard]] inline std::string quotable(std::string_view line) {
   const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
-  return std::string(line) + '\n' + (parsed.is_discarded() ? "" : parsed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return std::string(line) + '\n' + (parsed.is_discarded() ? "" : decoded(parsed));
 }
 
 /// The input as text.
