@@ -38,30 +38,45 @@ void run_search(benchmark::State& state, const std::function<S()>& make) {
 void BM_AdaptiveAsha_Search(benchmark::State& state) {
   const AdaptiveAshaConfig config{.max_length = 100'000,
                                   .max_trials = static_cast<std::uint64_t>(state.range(0))};
-  run_search<Searcher>(state, [&] { return make_searcher(config, bench::two_hyperparameters(), 1); });
+  run_search<Searcher>(state,
+                       [&] { return make_searcher(config, bench::two_hyperparameters(), 1); });
 }
-BENCHMARK(BM_AdaptiveAsha_Search)->RangeMultiplier(10)->Range(1000, 1'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AdaptiveAsha_Search)
+    ->RangeMultiplier(10)
+    ->Range(1000, 1'000'000)
+    ->Unit(benchmark::kMillisecond);
 
 AshaConfig asha_config(benchmark::State& state) {
-  return AshaConfig{.max_length = 100'000, .max_trials = static_cast<std::uint64_t>(state.range(0)),
-                    .num_rungs = 5, .divisor = 4, .max_concurrent_trials = 16};
+  return AshaConfig{.max_length = 100'000,
+                    .max_trials = static_cast<std::uint64_t>(state.range(0)),
+                    .num_rungs = 5,
+                    .divisor = 4,
+                    .max_concurrent_trials = 16};
 }
 
 void BM_Asha_Search(benchmark::State& state) {
   const AshaConfig config = asha_config(state);
-  run_search<Searcher>(state, [&] { return make_searcher(config, bench::two_hyperparameters(), 1); });
+  run_search<Searcher>(state,
+                       [&] { return make_searcher(config, bench::two_hyperparameters(), 1); });
 }
-BENCHMARK(BM_Asha_Search)->RangeMultiplier(10)->Range(1000, 1'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Asha_Search)
+    ->RangeMultiplier(10)
+    ->Range(1000, 1'000'000)
+    ->Unit(benchmark::kMillisecond);
 
 // The same search with the reference: sorted-vector rungs and full close-out rescans.
 void BM_Asha_ReferenceSearch(benchmark::State& state) {
   const AshaConfig config = asha_config(state);
   using Reference = BasicSearcher<testing::ReferenceAsha, RandomSampler>;
   run_search<Reference>(state, [&] {
-    return Reference(testing::ReferenceAsha(config), RandomSampler(bench::two_hyperparameters()), 1);
+    return Reference(testing::ReferenceAsha(config), RandomSampler(bench::two_hyperparameters()),
+                     1);
   });
 }
-BENCHMARK(BM_Asha_ReferenceSearch)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Asha_ReferenceSearch)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
 
 // The rung alone: n inserts with a rank query each, random metrics.
 void BM_Rung_InsertRank(benchmark::State& state) {
@@ -78,7 +93,10 @@ void BM_Rung_InsertRank(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_Rung_InsertRank)->RangeMultiplier(10)->Range(1000, 1'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Rung_InsertRank)
+    ->RangeMultiplier(10)
+    ->Range(1000, 1'000'000)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_Rung_SortedVectorInsertRank(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
@@ -101,6 +119,9 @@ void BM_Rung_SortedVectorInsertRank(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_Rung_SortedVectorInsertRank)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Rung_SortedVectorInsertRank)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

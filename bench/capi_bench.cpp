@@ -15,7 +15,9 @@ namespace {
 // searcher_bench.cpp's five_hyperparameters, as config text.
 std::string config_text(std::int64_t trials) {
   return "searcher: {name: random, metric: loss, max_length: 100, max_concurrent_trials: 16, "
-         "max_trials: " + std::to_string(trials) + "}\n"
+         "max_trials: " +
+         std::to_string(trials) +
+         "}\n"
          "hyperparameters:\n"
          "  learning_rate: {type: log, minval: -5, maxval: -1, base: 10}\n"
          "  momentum: {type: double, minval: 0.5, maxval: 0.99}\n"
@@ -83,9 +85,13 @@ void BM_CApi_RandomTrialCycle(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));  // trials
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_CApi_RandomTrialCycle)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CApi_RandomTrialCycle)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
 
 // The C ABI alone: the same lines replayed, answers not parsed (the library's JSON reading,
 // the searcher, and its JSON writing).
@@ -108,6 +114,9 @@ void BM_CApi_ReplayRandomSearch(benchmark::State& state) {
       static_cast<double>(state.iterations()) * static_cast<double>(lines.size()),
       benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_CApi_ReplayRandomSearch)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CApi_ReplayRandomSearch)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

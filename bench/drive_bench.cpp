@@ -108,10 +108,15 @@ void BM_Drive_RandomSearchThroughPipe(benchmark::State& state) {
     lines += drive.lines();
   }
   std::remove(config.c_str());
-  state.counters["lines/s"] = benchmark::Counter(static_cast<double>(lines), benchmark::Counter::kIsRate);
+  state.counters["lines/s"] =
+      benchmark::Counter(static_cast<double>(lines), benchmark::Counter::kIsRate);
   state.SetItemsProcessed(state.iterations() * state.range(0));  // trials
 }
 // Real time: the work is split between this driver and the child.
-BENCHMARK(BM_Drive_RandomSearchThroughPipe)->Arg(1000)->Arg(10000)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Drive_RandomSearchThroughPipe)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

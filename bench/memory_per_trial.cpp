@@ -34,7 +34,10 @@ int main(int argc, char** argv) {
   if (method == "random") {
     config = RandomConfig{.max_length = 100, .max_trials = trials, .max_concurrent_trials = 16};
   } else if (method == "async_halving") {
-    config = AshaConfig{.max_length = 100'000, .max_trials = trials, .num_rungs = 5, .divisor = 4,
+    config = AshaConfig{.max_length = 100'000,
+                        .max_trials = trials,
+                        .num_rungs = 5,
+                        .divisor = 4,
                         .max_concurrent_trials = 16};
   } else if (method == "adaptive_asha") {
     config = AdaptiveAshaConfig{.max_length = 100'000, .max_trials = trials};
@@ -51,9 +54,11 @@ int main(int argc, char** argv) {
   boost::random::uniform_real_distribution<double> metric(0, 1);
   const std::uint64_t created = bench::play(searcher, [&] { return metric(rng); });
   const long after = peak_kib();
-  const double per_trial = static_cast<double>(after - before) * 1024.0 / static_cast<double>(created);
-  std::printf("{\"method\":\"%s\",\"trials\":%llu,\"peak_before_kib\":%ld,\"peak_after_kib\":%ld,"
-              "\"bytes_per_trial\":%.1f}\n",
-              method.c_str(), static_cast<unsigned long long>(created), before, after, per_trial);
+  const double per_trial =
+      static_cast<double>(after - before) * 1024.0 / static_cast<double>(created);
+  std::printf(
+      "{\"method\":\"%s\",\"trials\":%llu,\"peak_before_kib\":%ld,\"peak_after_kib\":%ld,"
+      "\"bytes_per_trial\":%.1f}\n",
+      method.c_str(), static_cast<unsigned long long>(created), before, after, per_trial);
   return 0;
 }

@@ -13,8 +13,8 @@ namespace hpsearch::bench {
 
 /// The space the ASHA and snapshot benchmarks sample: a log-scaled rate and an integer.
 inline const HyperparameterSpace& two_hyperparameters() {
-  static const HyperparameterSpace hps({{"lr", LogHp{-5, -1, 10, std::nullopt}},
-                                        {"layers", IntHp{1, 8, std::nullopt}}});
+  static const HyperparameterSpace hps(
+      {{"lr", LogHp{-5, -1, 10, std::nullopt}}, {"layers", IntHp{1, 8, std::nullopt}}});
   return hps;
 }
 

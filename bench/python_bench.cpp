@@ -41,8 +41,7 @@ void play(benchmark::State& state, const char* function, const char* name) {
     seconds += search;
   }
   state.SetItemsProcessed(state.iterations() * trials);
-  state.counters["us_per_trial"] =
-      seconds * 1e6 / static_cast<double>(state.iterations() * trials);
+  state.counters["us_per_trial"] = seconds * 1e6 / static_cast<double>(state.iterations() * trials);
 }
 
 void BM_Python_HpsearchAsyncHalving(benchmark::State& state) {
@@ -60,10 +59,26 @@ void BM_Python_OptunaHyperband(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_Python_HpsearchAsyncHalving)->Arg(1000)->Arg(8000)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Python_HpsearchAdaptiveAsha)->Arg(1000)->Arg(8000)->UseManualTime()->Unit(benchmark::kMillisecond);
-// One search per repetition: at 8,000 trials one Optuna search takes about a minute.
-BENCHMARK(BM_Python_OptunaSuccessiveHalving)->Arg(1000)->Arg(8000)->Iterations(1)->UseManualTime()
+BENCHMARK(BM_Python_HpsearchAsyncHalving)
+    ->Arg(1000)
+    ->Arg(8000)
+    ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Python_OptunaHyperband)->Arg(1000)->Arg(8000)->Iterations(1)->UseManualTime()
+BENCHMARK(BM_Python_HpsearchAdaptiveAsha)
+    ->Arg(1000)
+    ->Arg(8000)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+// One search per repetition: at 8,000 trials one Optuna search takes about a minute.
+BENCHMARK(BM_Python_OptunaSuccessiveHalving)
+    ->Arg(1000)
+    ->Arg(8000)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Python_OptunaHyperband)
+    ->Arg(1000)
+    ->Arg(8000)
+    ->Iterations(1)
+    ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

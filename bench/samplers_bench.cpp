@@ -102,19 +102,33 @@ BENCHMARK(BM_Sampler_TpePropose)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmar
 void BM_Sampler_TpeProposeRungs(benchmark::State& state) {
   propose(state, TpeSampler(hartmann_space(), TpeConfig{}), "tpe", true, true);
 }
-BENCHMARK(BM_Sampler_TpeProposeRungs)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Sampler_TpeProposeRungs)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 
 // Between refits: the kernel is fitted, the proposal conditions the GP and maximises EI.
 void BM_Sampler_GpPropose(benchmark::State& state) {
   propose(state, GpSampler(hartmann_space(), GpConfig{}), "gp", true);
 }
-BENCHMARK(BM_Sampler_GpPropose)->Arg(100)->Arg(500)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sampler_GpPropose)
+    ->Arg(100)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
 
 // A proposal that refits the kernel first (once per refit_growth of the data).
 void BM_Sampler_GpProposeWithRefit(benchmark::State& state) {
   propose(state, GpSampler(hartmann_space(), GpConfig{}), "gp", false);
 }
-BENCHMARK(BM_Sampler_GpProposeWithRefit)->Arg(100)->Arg(500)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sampler_GpProposeWithRefit)
+    ->Arg(100)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
 
 // What feeding costs per event, by how many observations the sampler holds: a trial's
 // validate_after (on_pending), its report (observe) and its close (on_finished), as the

@@ -4,7 +4,6 @@
 
 #include <optional>
 
-
 #include "hpsearch/config/catalog.hpp"
 #include "play.hpp"
 
@@ -37,9 +36,9 @@ void run_trial_cycles(benchmark::State& state, const MethodConfig& config,
 
 void BM_Searcher_RandomTrialCycle(benchmark::State& state) {
   const auto trials = static_cast<std::uint64_t>(state.range(0));
-  run_trial_cycles(state,
-                   RandomConfig{.max_length = 100, .max_trials = trials, .max_concurrent_trials = 16},
-                   five_hyperparameters());
+  run_trial_cycles(
+      state, RandomConfig{.max_length = 100, .max_trials = trials, .max_concurrent_trials = 16},
+      five_hyperparameters());
 }
 BENCHMARK(BM_Searcher_RandomTrialCycle)
     ->RangeMultiplier(10)
@@ -48,9 +47,9 @@ BENCHMARK(BM_Searcher_RandomTrialCycle)
 
 void BM_Searcher_GridTrialCycle(benchmark::State& state) {
   const auto trials = static_cast<std::uint64_t>(state.range(0));
-  run_trial_cycles(state, GridConfig{.max_length = 100, .max_concurrent_trials = 16},
-                   HyperparameterSpace({{"a", IntHp{0, 1'000'000'000, trials}},
-                                        {"b", CategoricalHp{{"x"}}}}));
+  run_trial_cycles(
+      state, GridConfig{.max_length = 100, .max_concurrent_trials = 16},
+      HyperparameterSpace({{"a", IntHp{0, 1'000'000'000, trials}}, {"b", CategoricalHp{{"x"}}}}));
 }
 BENCHMARK(BM_Searcher_GridTrialCycle)
     ->RangeMultiplier(10)

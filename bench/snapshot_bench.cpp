@@ -21,7 +21,8 @@ Searcher played(const MethodConfig& config) {
 
 MethodConfig method(benchmark::State& state, int kind) {
   const auto trials = static_cast<std::uint64_t>(state.range(0));
-  if (kind == 0) return RandomConfig{.max_length = 100, .max_trials = trials, .max_concurrent_trials = 16};
+  if (kind == 0)
+    return RandomConfig{.max_length = 100, .max_trials = trials, .max_concurrent_trials = 16};
   return AdaptiveAshaConfig{.max_length = 100'000, .max_trials = trials};
 }
 
@@ -34,7 +35,8 @@ void snapshot(benchmark::State& state, int kind) {
     benchmark::DoNotOptimize(text.data());
   }
   state.counters["bytes"] = static_cast<double>(bytes);
-  state.counters["bytes_per_trial"] = static_cast<double>(bytes) / static_cast<double>(state.range(0));
+  state.counters["bytes_per_trial"] =
+      static_cast<double>(bytes) / static_cast<double>(state.range(0));
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
@@ -49,13 +51,33 @@ void restore(benchmark::State& state, int kind) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-void BM_Snapshot_Random(benchmark::State& state) { snapshot(state, 0); }
-void BM_Snapshot_AdaptiveAsha(benchmark::State& state) { snapshot(state, 1); }
-void BM_Restore_Random(benchmark::State& state) { restore(state, 0); }
-void BM_Restore_AdaptiveAsha(benchmark::State& state) { restore(state, 1); }
-BENCHMARK(BM_Snapshot_Random)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Snapshot_AdaptiveAsha)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Restore_Random)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Restore_AdaptiveAsha)->RangeMultiplier(10)->Range(1000, 100'000)->Unit(benchmark::kMillisecond);
+void BM_Snapshot_Random(benchmark::State& state) {
+  snapshot(state, 0);
+}
+void BM_Snapshot_AdaptiveAsha(benchmark::State& state) {
+  snapshot(state, 1);
+}
+void BM_Restore_Random(benchmark::State& state) {
+  restore(state, 0);
+}
+void BM_Restore_AdaptiveAsha(benchmark::State& state) {
+  restore(state, 1);
+}
+BENCHMARK(BM_Snapshot_Random)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Snapshot_AdaptiveAsha)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Restore_Random)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Restore_AdaptiveAsha)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100'000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

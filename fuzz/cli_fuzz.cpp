@@ -32,9 +32,9 @@ void check_run_options(const hpsearch::RunOptions& o) {
   if (o.workers < 1 || o.workers > 1'000'000) broken("--workers outside [1, 1000000]", "");
   if (o.faults.max_restarts > 1'000'000) broken("--max-restarts outside [0, 1000000]", "");
   const hpsearch::CostModel& c = o.cost;
-  for (const double v : {c.seconds_per_unit, c.startup_seconds, c.checkpoint_seconds,
-                         c.restore_seconds, c.noise_sigma, c.config_sigma, c.worker_sigma,
-                         o.faults.crash_rate, o.metric_noise}) {
+  for (const double v :
+       {c.seconds_per_unit, c.startup_seconds, c.checkpoint_seconds, c.restore_seconds,
+        c.noise_sigma, c.config_sigma, c.worker_sigma, o.faults.crash_rate, o.metric_noise}) {
     check_number(v, 0, kInf, "a cost, noise or rate option");
   }
   check_number(c.straggler_probability, 0, 1, "--stragglers");
@@ -54,7 +54,8 @@ struct CheckCommand {
     check_run_options(c.options);
     if (c.configs.empty()) broken("compare without configs", "");
     if (c.seeds < 1 || c.seeds > 100'000) broken("--seeds outside [1, 100000]", "");
-    for (const double t : c.times) check_number(t, 0, std::numeric_limits<double>::infinity(), "--times");
+    for (const double t : c.times)
+      check_number(t, 0, std::numeric_limits<double>::infinity(), "--times");
     if (c.target) {
       check_number(*c.target, -std::numeric_limits<double>::infinity(),
                    std::numeric_limits<double>::infinity(), "--target");

@@ -52,8 +52,7 @@ bool all_finite(const nlohmann::json& value) {
 }
 
 void check_runs(const hpsearch::ExperimentConfig& config, std::string_view text) {
-  hpsearch::Searcher searcher =
-      hpsearch::make_searcher(config.searcher, config.hyperparameters, 0);
+  hpsearch::Searcher searcher = hpsearch::make_searcher(config.searcher, config.hyperparameters, 0);
   if (concurrent_trials(searcher) > kMaxInitialTrials) return;
   hpsearch::fuzz::Choices choices(text);
   for (int step = 0; step < 48; ++step) {
@@ -82,7 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     config = hpsearch::parse_config(text, kSource);
   } catch (const hpsearch::ConfigError& e) {
     const std::string message = e.what();
-    if (!message.starts_with(kSource)) broken("a config error does not start with the source", message);
+    if (!message.starts_with(kSource))
+      broken("a config error does not start with the source", message);
     const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
     if (std::any_of(message.begin(), message.end(), control)) {
       broken("a config error holds control characters", message);

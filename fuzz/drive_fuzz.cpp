@@ -32,8 +32,8 @@ std::string substituted(const hpsearch::fuzz::Master& master, std::string_view l
   std::string out;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
-    const bool marker = (c == '@' || c == '#') && i + 1 < line.size() && line[i + 1] >= '0' &&
-                        line[i + 1] <= '9';
+    const bool marker =
+        (c == '@' || c == '#') && i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '9';
     if (!marker) {
       out += c;
       continue;
@@ -55,7 +55,8 @@ void check_answer(const nlohmann::json& answer, std::string_view line) {
     if (!error.is_string() || error.get_ref<const std::string&>().empty()) {
       fail("the error is not a non-empty string");
     }
-    if (hpsearch::fuzz::leaks_json_internals(error.get_ref<const std::string&>(), hpsearch::fuzz::quotable(line))) {
+    if (hpsearch::fuzz::leaks_json_internals(error.get_ref<const std::string&>(),
+                                             hpsearch::fuzz::quotable(line))) {
       fail("the error leaks the JSON library's internals");
     }
   } else if (answer.contains("operations")) {
@@ -77,24 +78,27 @@ void check_answer(const nlohmann::json& answer, std::string_view line) {
 }
 
 // Sends one line the searcher's state allows; returns false if none is.
-bool play_allowed(Searcher& searcher, Master& master, Choices& choices, const hpsearch::DriveOptions& options) {
+bool play_allowed(Searcher& searcher, Master& master, Choices& choices,
+                  const hpsearch::DriveOptions& options) {
   const std::optional<std::string> line = master.next(choices);
   if (!line) return false;
   const nlohmann::json answer = hpsearch::drive_line(searcher, *line, options);
   check_answer(answer, *line);
-  if (answer.contains("error")) broken("an allowed event was refused", *line + "\n" + answer.dump());
+  if (answer.contains("error"))
+    broken("an allowed event was refused", *line + "\n" + answer.dump());
   master.answered(answer);
   return true;
 }
 
-void play(Searcher& searcher, Master& master, std::string_view recipe, const hpsearch::DriveOptions& options) {
+void play(Searcher& searcher, Master& master, std::string_view recipe,
+          const hpsearch::DriveOptions& options) {
   Choices choices(recipe);
   const std::size_t steps = choices.below(64);
-  for (std::size_t i = 0; i < steps && play_allowed(searcher, master, choices, options); ++i) {
-  }
+  for (std::size_t i = 0; i < steps && play_allowed(searcher, master, choices, options); ++i) {}
 }
 
-void send_hostile(Searcher& searcher, Master& master, std::string_view raw, const hpsearch::DriveOptions& options) {
+void send_hostile(Searcher& searcher, Master& master, std::string_view raw,
+                  const hpsearch::DriveOptions& options) {
   const std::string line = substituted(master, raw);
   const Searcher before = searcher;
   const nlohmann::json answer = hpsearch::drive_line(searcher, line, options);
@@ -102,9 +106,9 @@ void send_hostile(Searcher& searcher, Master& master, std::string_view raw, cons
   if (!answer.contains("error")) {
     master.sync(searcher);  // an event or a restore it did not choose may have changed the state
   } else if (!hpsearch::fuzz::same_state(before, searcher)) {
-    broken("a refused line changed the searcher",
-           line + "\n" + answer.dump() + "\nbefore: " + before.snapshot().dump() +
-               "\nafter:  " + searcher.snapshot().dump());
+    broken("a refused line changed the searcher", line + "\n" + answer.dump() +
+                                                      "\nbefore: " + before.snapshot().dump() +
+                                                      "\nafter:  " + searcher.snapshot().dump());
   }
 }
 

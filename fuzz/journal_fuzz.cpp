@@ -71,7 +71,8 @@ class MemoryFile {
 
 // A run: the searcher and the events the input chooses, all journaled. `states[k]` is the
 // searcher after the first k records.
-std::string journaled_run(JournaledSearcher& run, std::string_view recipe, std::vector<hpsearch::Searcher>& states) {
+std::string journaled_run(JournaledSearcher& run, std::string_view recipe,
+                          std::vector<hpsearch::Searcher>& states) {
   const MemoryFile file;
   run.open(file.path());
   states.push_back(run.searcher());
@@ -90,17 +91,21 @@ std::string journaled_run(JournaledSearcher& run, std::string_view recipe, std::
     const hpsearch::Event event = hpsearch::event_from_json(j);
     const bool validation = std::holds_alternative<hpsearch::ValidationCompleted>(event);
     master.answered(hpsearch::operations_answer(
-        run.handle(event, validation ? nlohmann::json{{"loss", j.at("metric")}, {"epoch", i}} : nlohmann::json())));
+        run.handle(event, validation ? nlohmann::json{{"loss", j.at("metric")}, {"epoch", i}}
+                                     : nlohmann::json())));
     states.push_back(run.searcher());
     if (choices.below(4) == 0) {
-      run.append_runner_record("restart", {{"request_id", j.at("request_id")}, {"why", "exit code 1"}});
+      run.append_runner_record("restart",
+                               {{"request_id", j.at("request_id")}, {"why", "exit code 1"}});
       states.push_back(run.searcher());
     }
   }
   return file.text();
 }
 
-std::size_t count_newlines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+std::size_t count_newlines(std::string_view text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 std::string damaged(const std::string& original, std::string_view how, std::string_view payload) {
   Choices choices(how);
@@ -109,7 +114,9 @@ std::string damaged(const std::string& original, std::string_view how, std::stri
   const std::size_t position = std::min(original.size(), (high << 8) | choices.below(256));
   const std::size_t length = choices.below(256);
   if (kind == 0) return original.substr(0, position);
-  if (kind == 1) return original.substr(0, position) + std::string(payload) + original.substr(std::min(original.size(), position + length));
+  if (kind == 1)
+    return original.substr(0, position) + std::string(payload) +
+           original.substr(std::min(original.size(), position + length));
   if (kind == 2) return original.substr(0, position) + std::string(payload);
   // Line number `position` (modulo the number of lines) removed.
   const std::size_t lines = count_newlines(original);
@@ -119,10 +126,11 @@ std::string damaged(const std::string& original, std::string_view how, std::stri
   return original.substr(0, start) + original.substr(original.find('\n', start) + 1);
 }
 
-void check_message(const std::string& message, const std::string& expected_start, std::size_t intact,
-                   const std::string& detail) {
+void check_message(const std::string& message, const std::string& expected_start,
+                   std::size_t intact, const std::string& detail) {
   const auto fail = [&](std::string_view what) { broken(what, detail + "\nmessage: " + message); };
-  if (!message.starts_with(expected_start)) fail("the message does not name the journal and a line");
+  if (!message.starts_with(expected_start))
+    fail("the message does not name the journal and a line");
   const std::size_t number = std::stoul(message.substr(expected_start.size()));
   if (number <= intact) fail("the message names a line before the damage");
   if (message.size() > kMaxMessage) fail("a message longer than the limit");
@@ -141,13 +149,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   JournaledSearcher run(hpsearch::fuzz::pool_searcher(searcher_index));
   std::vector<hpsearch::Searcher> states;
-  const std::string original = journaled_run(run, header.size() > 1 ? header.substr(1) : std::string_view{}, states);
+  const std::string original =
+      journaled_run(run, header.size() > 1 ? header.substr(1) : std::string_view{}, states);
   const std::string text = damaged(original, how, input);
   const std::string detail = "original:\n" + original + "\ndamaged:\n" + text;
 
   // The complete lines before the first damaged byte are the run's.
   std::size_t first_difference = 0;
-  while (first_difference < std::min(original.size(), text.size()) && original[first_difference] == text[first_difference]) {
+  while (first_difference < std::min(original.size(), text.size()) &&
+         original[first_difference] == text[first_difference]) {
     ++first_difference;
   }
   const std::size_t intact = count_newlines(std::string_view(text).substr(0, first_difference));
@@ -159,28 +169,36 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     contents = hpsearch::parse_journal(text, kName);
   } catch (const std::runtime_error& e) {
     const std::string message = e.what();
-    if (intact == complete) broken("a journal with a torn tail only was refused", detail + "\n" + message);
+    if (intact == complete)
+      broken("a journal with a torn tail only was refused", detail + "\n" + message);
     check_message(message, "journal '" + kName + "' line ", intact, detail);
-    if (!message.ends_with(" is not a JSON record: the journal is damaged")) broken("not the documented message", message);
+    if (!message.ends_with(" is not a JSON record: the journal is damaged"))
+      broken("not the documented message", message);
     return 0;
   }
   if (contents.records.size() != complete) broken("not every complete line is a record", detail);
   const std::size_t last_newline = text.rfind('\n');
   const std::size_t valid_bytes = last_newline == std::string::npos ? 0 : last_newline + 1;
-  if (contents.valid_bytes != valid_bytes) broken("valid_bytes is not the end of the last complete line", detail);
+  if (contents.valid_bytes != valid_bytes)
+    broken("valid_bytes is not the end of the last complete line", detail);
   if (contents.torn_tail != (valid_bytes < text.size())) broken("torn_tail is wrong", detail);
   for (std::size_t k = 0; k < intact; ++k) {
-    if (contents.records[k] != run_records.records[k]) broken("an intact record reads back differently", detail);
+    if (contents.records[k] != run_records.records[k])
+      broken("an intact record reads back differently", detail);
   }
 
   JournaledSearcher replayed(hpsearch::fuzz::pool_searcher(searcher_index));
   std::size_t applied = 0;
   try {
-    const std::uint64_t count = replayed.replay_journal(contents, kName, [&](const auto&) { ++applied; });
-    if (count != contents.records.size() || applied != count) broken("not every record was replayed", detail);
+    const std::uint64_t count =
+        replayed.replay_journal(contents, kName, [&](const auto&) { ++applied; });
+    if (count != contents.records.size() || applied != count)
+      broken("not every record was replayed", detail);
   } catch (const hpsearch::RunnerError& e) {
-    if (intact == complete) broken("the run's own records did not replay", detail + "\n" + e.what());
-    if (applied < intact) broken("a record before the damage did not replay", detail + "\n" + e.what());
+    if (intact == complete)
+      broken("the run's own records did not replay", detail + "\n" + e.what());
+    if (applied < intact)
+      broken("a record before the damage did not replay", detail + "\n" + e.what());
     check_message(e.what(), "journal '" + kName + "' line ", intact, detail);
     return 0;
   } catch (const std::exception& e) {

@@ -27,14 +27,16 @@ using hpsearch::fuzz::Choices;
 
 // `context` says where, if an event is refused: a snapshot's text costs more than the events,
 // so it is written only then.
-void play(Searcher& searcher, Choices& choices, std::size_t steps, const std::function<std::string()>& context) {
+void play(Searcher& searcher, Choices& choices, std::size_t steps,
+          const std::function<std::string()>& context) {
   hpsearch::fuzz::Master master(searcher);
   for (std::size_t i = 0; i < steps; ++i) {
     const std::optional<std::string> line = master.next(choices);
     if (!line) return;
     const nlohmann::json answer = hpsearch::drive_line(searcher, *line);
     if (answer.contains("error")) {
-      broken("an allowed event was refused", context() + "\nline:   " + *line + "\nanswer: " + answer.dump());
+      broken("an allowed event was refused",
+             context() + "\nline:   " + *line + "\nanswer: " + answer.dump());
     }
     master.answered(answer);
   }
@@ -63,7 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     searcher.restore(snapshot);
   } catch (const hpsearch::ProtocolError& e) {
     const std::string message = e.what();
-    if (message.empty() || hpsearch::fuzz::leaks_json_internals(message, hpsearch::fuzz::decoded(snapshot))) {
+    if (message.empty() ||
+        hpsearch::fuzz::leaks_json_internals(message, hpsearch::fuzz::decoded(snapshot))) {
       broken("a refused snapshot is not explained in a sentence", message);
     }
     if (!hpsearch::fuzz::same_state(before, searcher)) {

@@ -67,13 +67,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::vector<hpsearch::WorkloadParameter> parameters = table->parameters();
   check_parameters(parameters);
-  if (!table->optimum() || !std::isfinite(*table->optimum())) broken("the optimum is not finite", "");
+  if (!table->optimum() || !std::isfinite(*table->optimum()))
+    broken("the optimum is not finite", "");
   for (int corner = 0; corner < 3; ++corner) {
     const std::vector<double> at = table->locate(probe(parameters, corner));
     for (const double fidelity : {0.0, 0.3, 1.0}) {
       if (!std::isfinite(table->value(at, fidelity))) {
-        broken("a value is not finite", "corner " + std::to_string(corner) + ", fidelity " +
-                                            std::to_string(fidelity));
+        broken("a value is not finite",
+               "corner " + std::to_string(corner) + ", fidelity " + std::to_string(fidelity));
       }
     }
   }

@@ -50,21 +50,33 @@ const std::map<std::string, std::set<std::string>>& documented_fields() {
 // The type a report of each alternative comes from.
 std::set<std::string> types_of(const hpsearch::TrialReport& report) {
   switch (report.index()) {
-    case 0: return {"progress"};
-    case 1: return {"validation"};
-    case 2: return {"checkpoint"};
-    case 3: return {"invalid_hp"};
-    case 4: return {"metrics"};
-    case 5: return {"status"};
-    case 6: return {"early_exit"};
-    case 7: return {"request"};
-    case 8: return {"preemption_acknowledged"};
-    default: return {"checkpoint_deleted"};
+    case 0:
+      return {"progress"};
+    case 1:
+      return {"validation"};
+    case 2:
+      return {"checkpoint"};
+    case 3:
+      return {"invalid_hp"};
+    case 4:
+      return {"metrics"};
+    case 5:
+      return {"status"};
+    case 6:
+      return {"early_exit"};
+    case 7:
+      return {"request"};
+    case 8:
+      return {"preemption_acknowledged"};
+    default:
+      return {"checkpoint_deleted"};
   }
 }
 
 void check_refusal(const std::string& message, const std::string& line) {
-  const auto fail = [&](std::string_view what) { broken(what, "line:    " + line + "\nmessage: " + message); };
+  const auto fail = [&](std::string_view what) {
+    broken(what, "line:    " + line + "\nmessage: " + message);
+  };
   if (message.empty()) fail("an empty message");
   if (message.size() > kMaxMessage) fail("a message longer than the limit");
   for (const char c : message) {
@@ -79,49 +91,65 @@ void check_refusal(const std::string& message, const std::string& line) {
   } catch (const nlohmann::json::exception&) {
     fail("a message that is not UTF-8 (a character cut in two)");
   }
-  const bool about_the_line = message == "not a JSON object" || message.starts_with("missing field 'type'") ||
+  const bool about_the_line = message == "not a JSON object" ||
+                              message.starts_with("missing field 'type'") ||
                               message.starts_with("unknown type '");
   bool about_a_type = false;
-  for (const auto& [type, fields] : documented_fields()) about_a_type = about_a_type || message.starts_with(type + ": ");
-  if (!about_the_line && !about_a_type) fail("the message names neither the report type nor what is wrong with the line");
+  for (const auto& [type, fields] : documented_fields())
+    about_a_type = about_a_type || message.starts_with(type + ": ");
+  if (!about_the_line && !about_a_type)
+    fail("the message names neither the report type nor what is wrong with the line");
 }
 
-void check_report(const hpsearch::TrialReport& report, const std::string& line, const std::string& metric) {
+void check_report(const hpsearch::TrialReport& report, const std::string& line,
+                  const std::string& metric) {
   const auto fail = [&](std::string_view what) { broken(what, "line: " + line); };
   // An accepted line is a JSON object whose type is the report's, with documented fields only.
   const nlohmann::json j = nlohmann::json::parse(line);
-  if (!j.is_object() || !j.contains("type") || !j.at("type").is_string()) fail("accepted a line that is no report");
+  if (!j.is_object() || !j.contains("type") || !j.at("type").is_string())
+    fail("accepted a line that is no report");
   const std::string type = j.at("type").get<std::string>();
   if (!types_of(report).contains(type)) fail("the report is not of the line's type");
   for (const auto& [key, value] : j.items()) {
-    if (key != "type" && !documented_fields().at(type).contains(key)) fail("accepted an undocumented field");
+    if (key != "type" && !documented_fields().at(type).contains(key))
+      fail("accepted an undocumented field");
   }
   if (const auto* p = std::get_if<hpsearch::ProgressReport>(&report)) {
-    if (p->units.has_value() == p->fraction.has_value()) fail("progress: not exactly one of units and fraction");
-    if (p->units && !(std::isfinite(*p->units) && *p->units >= 0)) fail("progress: units not finite and >= 0");
-    if (p->fraction && !(*p->fraction >= 0 && *p->fraction <= 1)) fail("progress: fraction outside [0, 1]");
+    if (p->units.has_value() == p->fraction.has_value())
+      fail("progress: not exactly one of units and fraction");
+    if (p->units && !(std::isfinite(*p->units) && *p->units >= 0))
+      fail("progress: units not finite and >= 0");
+    if (p->fraction && !(*p->fraction >= 0 && *p->fraction <= 1))
+      fail("progress: fraction outside [0, 1]");
   } else if (const auto* v = std::get_if<hpsearch::ValidationReport>(&report)) {
-    if (!v->metrics.is_object() || !v->metrics.contains(metric)) fail("validation: metrics without the searcher's metric");
+    if (!v->metrics.is_object() || !v->metrics.contains(metric))
+      fail("validation: metrics without the searcher's metric");
     const std::optional<double> value = hpsearch::metric_from_json(v->metrics.at(metric));
     if (!value) fail("validation: the searcher's metric is not a metric value");
-    if (!(*value == v->metric || (std::isnan(*value) && std::isnan(v->metric)))) fail("validation: metric is not the line's");
+    if (!(*value == v->metric || (std::isnan(*value) && std::isnan(v->metric))))
+      fail("validation: metric is not the line's");
     if (j.at("length") != v->length) fail("validation: length is not the line's");
   } else if (const auto* c = std::get_if<hpsearch::CheckpointReport>(&report)) {
-    if (c->storage_id.empty() == c->path.empty()) fail("checkpoint: not exactly one of a path and a storage id");
-    if (!c->storage_id.empty() &&
-        (c->storage_id.find_first_of("/\\") != std::string::npos || c->storage_id.starts_with("."))) {
+    if (c->storage_id.empty() == c->path.empty())
+      fail("checkpoint: not exactly one of a path and a storage id");
+    if (!c->storage_id.empty() && (c->storage_id.find_first_of("/\\") != std::string::npos ||
+                                   c->storage_id.starts_with("."))) {
       fail("checkpoint: a storage id that is not a plain name");
     }
-    if (!c->storage_id.empty() && !c->metadata.is_object()) fail("checkpoint: metadata is not an object");
+    if (!c->storage_id.empty() && !c->metadata.is_object())
+      fail("checkpoint: metadata is not an object");
   } else if (const auto* m = std::get_if<hpsearch::MetricsReport>(&report)) {
-    if (m->group.empty() || m->group.find('.') != std::string::npos) fail("metrics: a group that is no plain name");
+    if (m->group.empty() || m->group.find('.') != std::string::npos)
+      fail("metrics: a group that is no plain name");
     if (!m->metrics.is_object()) fail("metrics: metrics is not an object");
   } else if (const auto* e = std::get_if<hpsearch::EarlyExitReport>(&report)) {
-    if (e->reason != hpsearch::ExitedReason::kInvalidHp && e->reason != hpsearch::ExitedReason::kUserRequestedStop) {
+    if (e->reason != hpsearch::ExitedReason::kInvalidHp &&
+        e->reason != hpsearch::ExitedReason::kUserRequestedStop) {
       fail("early_exit: a reason a trial may not give");
     }
   } else if (const auto* r = std::get_if<hpsearch::RequestReport>(&report)) {
-    if (r->what != "best_validation" && r->what != "sync") fail("request: an unknown request accepted");
+    if (r->what != "best_validation" && r->what != "sync")
+      fail("request: an unknown request accepted");
   }
 }
 
@@ -146,7 +174,8 @@ void parse_line(const std::string& line, const std::string& metric) {
   } catch (const std::exception& e) {
     broken("an exception other than TrialProtocolError", "line: " + line + "\nwhat: " + e.what());
   }
-  if (answer(line, metric) != first) broken("parsing the line again gives another answer", "line: " + line);
+  if (answer(line, metric) != first)
+    broken("parsing the line again gives another answer", "line: " + line);
 }
 
 }  // namespace

@@ -65,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const double cost = workload->cost(fidelity);
   if (!std::isfinite(cost) || cost < 0) broken("a cost is not a finite number >= 0", name);
   if (std::abs(workload->cost(1.0) - 1.0) > 1e-12) broken("cost(1) is not 1", name);
-  if (workload->optimum() && !std::isfinite(*workload->optimum())) broken("the optimum is not finite", name);
+  if (workload->optimum() && !std::isfinite(*workload->optimum()))
+    broken("the optimum is not finite", name);
   return 0;
 }

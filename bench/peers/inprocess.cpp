@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -40,11 +40,14 @@ int main(int argc, char** argv) {
   // pruners with 27 steps and reduction factor 3.
   MethodConfig config;
   if (method == "async_halving") {
-    config = AshaConfig{.max_length = 27, .max_trials = trials, .num_rungs = 4, .divisor = 3,
+    config = AshaConfig{.max_length = 27,
+                        .max_trials = trials,
+                        .num_rungs = 4,
+                        .divisor = 3,
                         .max_concurrent_trials = 1};
   } else if (method == "adaptive_asha") {
-    config = AdaptiveAshaConfig{.max_length = 27, .max_trials = trials, .divisor = 3,
-                                .max_concurrent_trials = 1};
+    config = AdaptiveAshaConfig{
+        .max_length = 27, .max_trials = trials, .divisor = 3, .max_concurrent_trials = 1};
   } else {
     std::cerr << "unknown method '" << method << "'\n";
     return 2;

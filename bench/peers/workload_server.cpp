@@ -27,8 +27,9 @@ int main(int argc, char** argv) {
     const WorkloadInputs inputs(*workload, config.hyperparameters);
     const std::uint64_t max_length = config.searcher.max_length.units;
     const std::optional<double> optimum = workload->optimum();
-    std::cout << nlohmann::json{{"optimum", optimum ? nlohmann::json(*optimum) : nlohmann::json()}}.dump()
-              << std::endl;
+    std::cout
+        << nlohmann::json{{"optimum", optimum ? nlohmann::json(*optimum) : nlohmann::json()}}.dump()
+        << std::endl;
     std::string line;
     char text[32];
     while (std::getline(std::cin, line)) {

@@ -71,20 +71,22 @@ hpsearch_status guarded(hpsearch_searcher* s, Body&& body) {
 
 extern "C" {
 
-const char* hpsearch_version(void) { return kVersion; }
+const char* hpsearch_version(void) {
+  return kVersion;
+}
 
 hpsearch_searcher* hpsearch_searcher_new(const char* config_text, const char* source,
                                          const uint32_t* seed, char** error) {
   if (error != nullptr) *error = nullptr;
   std::string message;
   try {
-    if (config_text == nullptr) throw std::invalid_argument("config_text: expected a config, got NULL");
+    if (config_text == nullptr)
+      throw std::invalid_argument("config_text: expected a config, got NULL");
     const hpsearch::ExperimentConfig config =
         hpsearch::parse_config(config_text, source != nullptr ? source : "config");
     const std::uint32_t search_seed = seed != nullptr ? *seed : config.experiment_seed.value_or(0);
     return new hpsearch_searcher{
-        hpsearch::make_searcher(config.searcher, config.hyperparameters, search_seed), {},
-        {}};
+        hpsearch::make_searcher(config.searcher, config.hyperparameters, search_seed), {}, {}};
   } catch (const std::bad_alloc&) {
     set_error(message, "out of memory");
   } catch (const std::exception& e) {  // ConfigError, or a grid too large to count
@@ -96,9 +98,13 @@ hpsearch_searcher* hpsearch_searcher_new(const char* config_text, const char* so
   return nullptr;
 }
 
-void hpsearch_searcher_free(hpsearch_searcher* searcher) { delete searcher; }
+void hpsearch_searcher_free(hpsearch_searcher* searcher) {
+  delete searcher;
+}
 
-void hpsearch_string_free(char* text) { std::free(text); }
+void hpsearch_string_free(char* text) {
+  std::free(text);
+}
 
 hpsearch_status hpsearch_searcher_feed(hpsearch_searcher* searcher, const char* line,
                                        const char** answer) {
@@ -125,7 +131,8 @@ double hpsearch_searcher_progress(const hpsearch_searcher* searcher) {
 hpsearch_status hpsearch_searcher_snapshot(hpsearch_searcher* searcher, const char** snapshot) {
   if (searcher == nullptr) return HPSEARCH_INVALID_INPUT;
   return guarded(searcher, [&] {
-    if (snapshot == nullptr) throw hpsearch::ProtocolError("snapshot: expected an output pointer, got NULL");
+    if (snapshot == nullptr)
+      throw hpsearch::ProtocolError("snapshot: expected an output pointer, got NULL");
     searcher->answer = hpsearch::json_line(searcher->searcher.snapshot());
     *snapshot = searcher->answer.c_str();
     return HPSEARCH_OK;
@@ -135,7 +142,8 @@ hpsearch_status hpsearch_searcher_snapshot(hpsearch_searcher* searcher, const ch
 hpsearch_status hpsearch_searcher_restore(hpsearch_searcher* searcher, const char* snapshot) {
   if (searcher == nullptr) return HPSEARCH_INVALID_INPUT;
   return guarded(searcher, [&] {
-    if (snapshot == nullptr) throw hpsearch::ProtocolError("snapshot: expected a JSON object, got NULL");
+    if (snapshot == nullptr)
+      throw hpsearch::ProtocolError("snapshot: expected a JSON object, got NULL");
     nlohmann::json state;
     try {
       state = nlohmann::json::parse(snapshot);

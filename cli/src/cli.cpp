@@ -62,7 +62,8 @@ Args OptionSet::parse(const std::vector<std::string>& args) const {
         std::string takes;
         for (const Option& a : arguments_) takes += " " + a.placeholder;
         throw UsageError("unexpected argument '" + name + "' (" + command_ +
-                         (takes.empty() ? " takes no argument, only options" : " takes" + takes) + ")");
+                         (takes.empty() ? " takes no argument, only options" : " takes" + takes) +
+                         ")");
       }
       parsed.arguments_[arguments_[positional++].placeholder] = name;
       continue;
@@ -98,7 +99,8 @@ Args OptionSet::parse(const std::vector<std::string>& args) const {
       for (const std::set<std::string>* kind : {&values, &flags}) {
         for (const std::string& n : *kind) names += (names.empty() ? "" : ", ") + n;
       }
-      throw UsageError("unknown option '" + args[i] + "' (options of " + command_ + ": " + names + ")");
+      throw UsageError("unknown option '" + args[i] + "' (options of " + command_ + ": " + names +
+                       ")");
     }
   }
   return parsed;
@@ -118,7 +120,8 @@ std::size_t column_of(const Rows& rows, std::size_t max_head, std::size_t min_wi
   return width;
 }
 
-void put_row(std::ostream& out, const std::string& head, const std::string& text, std::size_t width) {
+void put_row(std::ostream& out, const std::string& head, const std::string& text,
+             std::size_t width) {
   std::istringstream lines(text);
   std::string line;
   if (head.size() > width) {

@@ -5,8 +5,8 @@
 #include <array>
 #include <functional>
 #include <limits>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <string_view>
 
 #include "hpsearch/methods/adaptive_asha.hpp"
@@ -24,16 +24,21 @@ struct Retired {
   std::string_view advice;
 };
 constexpr std::array<Retired, 5> kRetired{{
-    {"sync_halving", "has been removed and is not valid for new experiments; use "
-                     "'async_halving' (or 'adaptive_asha') instead"},
-    {"adaptive", "has been removed and is not valid for new experiments; use 'adaptive_asha' "
-                 "instead"},
-    {"adaptive_simple", "has been removed and is not valid for new experiments; use "
-                        "'adaptive_asha' instead"},
-    {"pbt", "was removed in Determined 0.18 and is not provided by hpsearch; use "
-            "'adaptive_asha' or 'random' instead"},
-    {"custom", "is not supported: drive your own search logic through the searcher protocol "
-               "instead (see docs/protocol.md)"},
+    {"sync_halving",
+     "has been removed and is not valid for new experiments; use "
+     "'async_halving' (or 'adaptive_asha') instead"},
+    {"adaptive",
+     "has been removed and is not valid for new experiments; use 'adaptive_asha' "
+     "instead"},
+    {"adaptive_simple",
+     "has been removed and is not valid for new experiments; use "
+     "'adaptive_asha' instead"},
+    {"pbt",
+     "was removed in Determined 0.18 and is not provided by hpsearch; use "
+     "'adaptive_asha' or 'random' instead"},
+    {"custom",
+     "is not supported: drive your own search logic through the searcher protocol "
+     "instead (see docs/protocol.md)"},
 }};
 
 // The fields every searcher has.
@@ -82,9 +87,10 @@ struct SearcherParser {
     if (node.is_map()) {
       const Map units(reader, node, path, {"batches", "records", "epochs"}, "of a length");
       if (units.entries().size() != 1) {
-        reader.fail(node, path, "a length must have exactly one of 'batches', 'records' or "
-                                "'epochs', got " + std::to_string(units.entries().size()) +
-                                    " fields");
+        reader.fail(node, path,
+                    "a length must have exactly one of 'batches', 'records' or "
+                    "'epochs', got " +
+                        std::to_string(units.entries().size()) + " fields");
       }
       const MapEntry& unit = units.entries().front();
       return Length{read_count(reader, unit.value, units.path_of(unit.key), 1), unit.key};
@@ -96,8 +102,10 @@ struct SearcherParser {
         // fall through to the message that shows both accepted forms
       }
     }
-    reader.fail(node, path, "must be an integer >= 1 or a length like {batches: N}, "
-                            "{records: N} or {epochs: N}, got " + describe(node));
+    reader.fail(node, path,
+                "must be an integer >= 1 or a length like {batches: N}, "
+                "{records: N} or {epochs: N}, got " +
+                    describe(node));
   }
 
   // single, random and grid: max_length, or none (Determined 0.38): each trial then trains
@@ -117,17 +125,17 @@ struct SearcherParser {
                   "give either max_length or time_metric with max_time, not both");
     }
     if (!has_time) {
-      return length_value(
-          map.require("max_length", " (the longest a trial trains, e.g. max_length: "
-                                    "{batches: 1000}; or give time_metric and max_time)"),
-          map.path_of("max_length"));
+      return length_value(map.require("max_length",
+                                      " (the longest a trial trains, e.g. max_length: "
+                                      "{batches: 1000}; or give time_metric and max_time)"),
+                          map.path_of("max_length"));
     }
-    const Node& time_metric =
-        map.require("time_metric", " (max_time is given; time_metric names its unit, e.g. "
-                                   "time_metric: batches)");
-    const Node& max_time =
-        map.require("max_time", " (time_metric is given; max_time is the longest a trial "
-                                "trains, in time_metric units)");
+    const Node& time_metric = map.require("time_metric",
+                                          " (max_time is given; time_metric names its unit, e.g. "
+                                          "time_metric: batches)");
+    const Node& max_time = map.require("max_time",
+                                       " (time_metric is given; max_time is the longest a trial "
+                                       "trains, in time_metric units)");
     const std::string unit = read_string(reader, time_metric, map.path_of("time_metric"));
     return Length{read_count(reader, max_time, map.path_of("max_time"), 1), unit};
   }
@@ -168,7 +176,8 @@ void check_rung_lengths(const Reader& reader, const Node& at, const std::string&
   std::uint64_t usable = 1;  // the most rungs whose lengths still strictly increase
   while (usable < rungs) {
     const std::vector<std::uint64_t> fewer = asha_rung_lengths(max_length, usable + 1, divisor);
-    if (std::adjacent_find(fewer.begin(), fewer.end(), std::greater_equal<>()) != fewer.end()) break;
+    if (std::adjacent_find(fewer.begin(), fewer.end(), std::greater_equal<>()) != fewer.end())
+      break;
     ++usable;
   }
   if (std::adjacent_find(lengths.begin(), lengths.end(), std::greater_equal<>()) == lengths.end()) {
@@ -185,8 +194,8 @@ void check_rung_lengths(const Reader& reader, const Node& at, const std::string&
               what + " with divisor " + divisor_text.str() + " and max_length " +
                   std::to_string(max_length) + " gives rung lengths " + shown +
                   ", which repeat: a promoted trial would be asked to train to a length it has "
-                  "already reached; use at most " + std::to_string(usable) +
-                  " rungs, a larger max_length or a larger divisor");
+                  "already reached; use at most " +
+                  std::to_string(usable) + " rungs, a larger max_length or a larger divisor");
 }
 
 // Determined before 0.13 counted training in steps of `batches_per_step` batches (default
@@ -197,7 +206,8 @@ void refuse_steps(const Reader& reader, const Node& searcher, const Node& top) {
     const Node* steps = searcher.find(field);
     if (steps == nullptr) continue;
     const std::string path = join_path("searcher", field);
-    std::string message = std::string(field) + " was replaced by max_length in Determined 0.13 "
+    std::string message = std::string(field) +
+                          " was replaced by max_length in Determined 0.13 "
                           "(lengths are no longer counted in steps)";
     const Node* per_step = top.is_map() ? top.find("scheduling_unit") : nullptr;
     std::string per_step_name = "scheduling_unit";
@@ -206,11 +216,13 @@ void refuse_steps(const Reader& reader, const Node& searcher, const Node& top) {
       per_step_name = "batches_per_step";
     }
     const bool known = per_step != nullptr && per_step->kind() == NodeKind::kInt &&
-                       per_step->value().is_number_integer() && per_step->value().get<std::int64_t>() > 0;
+                       per_step->value().is_number_integer() &&
+                       per_step->value().get<std::int64_t>() > 0;
     const std::uint64_t batches = known ? per_step->value().get<std::uint64_t>() : 100;
     if (steps->kind() == NodeKind::kInt && steps->value().is_number_integer() &&
         steps->value().get<std::int64_t>() > 0 &&
-        steps->value().get<std::uint64_t>() <= std::numeric_limits<std::uint64_t>::max() / batches) {
+        steps->value().get<std::uint64_t>() <=
+            std::numeric_limits<std::uint64_t>::max() / batches) {
       const std::uint64_t n = steps->value().get<std::uint64_t>();
       message += ": " + std::to_string(n) + " steps of " + std::to_string(batches) + " batches " +
                  (known ? "(" + per_step_name + ")" : "(the default batches_per_step)") +
@@ -290,8 +302,12 @@ std::uint64_t capped(std::uint64_t max_trials, std::optional<std::uint64_t> capa
   return capacity ? std::min(max_trials, *capacity) : max_trials;
 }
 
-std::optional<Length> plain_length(const SearcherParser& p) { return p.plain_length(); }
-std::optional<Length> asha_length(const SearcherParser& p) { return p.asha_length(); }
+std::optional<Length> plain_length(const SearcherParser& p) {
+  return p.plain_length();
+}
+std::optional<Length> asha_length(const SearcherParser& p) {
+  return p.asha_length();
+}
 
 const std::vector<MethodRow>& method_rows() {
   static const std::vector<MethodRow> rows{
@@ -303,8 +319,10 @@ const std::vector<MethodRow>& method_rows() {
        [](const MethodConfig& c, std::optional<std::uint64_t>) {
          return AnyMethod(RandomSearch(std::get<SingleConfig>(c)));
        }},
-      {{"random", "max_trials trials, each trained to max_length",
-        {"max_length", "max_trials", "max_concurrent_trials"}, {"random"}},
+      {{"random",
+        "max_trials trials, each trained to max_length",
+        {"max_length", "max_trials", "max_concurrent_trials"},
+        {"random"}},
        plain_length,
        [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
          return RandomConfig{.max_length = max_length,
@@ -316,8 +334,10 @@ const std::vector<MethodRow>& method_rows() {
          config.max_trials = capped(config.max_trials, capacity);
          return AnyMethod(RandomSearch(config));
        }},
-      {{"grid", "every point of the grid sampler, each trained to max_length",
-        {"max_length", "max_concurrent_trials"}, {"grid"}},
+      {{"grid",
+        "every point of the grid sampler, each trained to max_length",
+        {"max_length", "max_concurrent_trials"},
+        {"grid"}},
        plain_length,
        [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
          return GridConfig{.max_length = max_length,
@@ -327,19 +347,20 @@ const std::vector<MethodRow>& method_rows() {
          HPSEARCH_ASSERT(capacity.has_value(), "the grid method needs the grid sampler");
          return AnyMethod(GridSearch(std::get<GridConfig>(c), *capacity));
        }},
-      {{"async_halving", "asynchronous successive halving (ASHA), promotion or stop_once",
+      {{"async_halving",
+        "asynchronous successive halving (ASHA), promotion or stop_once",
         {"max_length", "time_metric", "max_time", "max_trials", "num_rungs", "divisor",
          "max_concurrent_trials", "stop_once"},
         {"asha", "asha_stopping"}},
        asha_length,
        [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
-         AshaConfig config{
-             .max_length = max_length,
-             .max_trials = p.max_trials(),
-             .num_rungs = p.required_count("num_rungs", 1, " (how many rungs of successive halving)"),
-             .divisor = p.divisor(),
-             .max_concurrent_trials = p.max_concurrent_trials(),
-             .stop_once = p.flag("stop_once", false)};
+         AshaConfig config{.max_length = max_length,
+                           .max_trials = p.max_trials(),
+                           .num_rungs = p.required_count("num_rungs", 1,
+                                                         " (how many rungs of successive halving)"),
+                           .divisor = p.divisor(),
+                           .max_concurrent_trials = p.max_concurrent_trials(),
+                           .stop_once = p.flag("stop_once", false)};
          check_rung_lengths(p.reader, p.map.get("num_rungs"), "searcher.num_rungs",
                             "num_rungs " + std::to_string(config.num_rungs), config.max_length,
                             config.num_rungs, config.divisor);
@@ -350,9 +371,10 @@ const std::vector<MethodRow>& method_rows() {
          config.max_trials = capped(config.max_trials, capacity);
          return AnyMethod(AshaSearch(config));
        }},
-      {{"adaptive_asha", "brackets of ASHA with different early-stopping rates",
-        {"max_length", "time_metric", "max_time", "max_trials", "bracket_rungs", "mode",
-         "divisor", "max_rungs", "max_concurrent_trials", "stop_once"},
+      {{"adaptive_asha",
+        "brackets of ASHA with different early-stopping rates",
+        {"max_length", "time_metric", "max_time", "max_trials", "bracket_rungs", "mode", "divisor",
+         "max_rungs", "max_concurrent_trials", "stop_once"},
         {"adaptive_asha"}},
        asha_length,
        [](const SearcherParser& p, std::uint64_t max_length) -> MethodConfig {
@@ -389,12 +411,16 @@ const std::vector<SamplerRow>& sampler_rows() {
        [](const SamplerConfig&, const HyperparameterSpace& space) {
          return AnySampler(RandomSampler(space));
        }},
-      {{"grid", "the grid's points in Determined's order (the grid method's sampler)", {}, {"grid"}},
+      {{"grid",
+        "the grid's points in Determined's order (the grid method's sampler)",
+        {},
+        {"grid"}},
        [](const OptionParser&) -> SamplerConfig { return GridSamplerConfig{}; },
        [](const SamplerConfig&, const HyperparameterSpace& space) {
          return AnySampler(GridSampler(space));
        }},
-      {{"tpe", "tree-structured Parzen estimators, multivariate, over every length",
+      {{"tpe",
+        "tree-structured Parzen estimators, multivariate, over every length",
         {"gamma", "prior_weight", "random_fraction", "min_observations", "max_observations",
          "candidates"},
         {"tpe"}},
@@ -409,7 +435,8 @@ const std::vector<SamplerRow>& sampler_rows() {
        [](const SamplerConfig& c, const HyperparameterSpace& space) {
          return AnySampler(TpeSampler(space, std::get<TpeConfig>(c)));
        }},
-      {{"gp", "Gaussian-process Bayesian optimisation, the length as an input",
+      {{"gp",
+        "Gaussian-process Bayesian optimisation, the length as an input",
         {"random_fraction", "min_observations", "max_observations", "candidates",
          "fit_observations", "refit_growth"},
         {"gp"}},
@@ -464,8 +491,10 @@ void check_pairing(const Reader& reader, const Node& at, const std::string& path
       !std::holds_alternative<GridSamplerConfig>(sampler)) {
     reader.fail(at, path,
                 "the 'grid' searcher trains every point of the grid, so its sampler is 'grid', "
-                "got '" + sampler_name(sampler) + "' (to use that sampler, name a searcher "
-                "that samples: 'random', 'async_halving' or 'adaptive_asha')");
+                "got '" +
+                    sampler_name(sampler) +
+                    "' (to use that sampler, name a searcher "
+                    "that samples: 'random', 'async_halving' or 'adaptive_asha')");
   }
 }
 
@@ -476,8 +505,10 @@ SamplerConfig parse_sampler(const Reader& reader, const Node& node, const Method
   const bool as_map = node.is_map();
   if (!as_map && !node.is_scalar()) {
     reader.fail(node, path,
-                "must be a sampler name (" + names + ") or a map like {name: tpe, gamma: 0.15}, "
-                "got " + describe(node));
+                "must be a sampler name (" + names +
+                    ") or a map like {name: tpe, gamma: 0.15}, "
+                    "got " +
+                    describe(node));
   }
   const Node* name = as_map ? node.find("name") : &node;
   const std::string name_path = as_map ? join_path(path, "name") : path;
@@ -516,9 +547,9 @@ SearcherSettings parse_searcher(const Reader& reader, const Node& node, const No
   const SearcherParser p{reader, map};
 
   SearcherSettings settings;
-  settings.metric = read_string(
-      reader, map.require("metric", " (the name of the validation metric to optimise)"),
-      "searcher.metric");
+  settings.metric =
+      read_string(reader, map.require("metric", " (the name of the validation metric to optimise)"),
+                  "searcher.metric");
   settings.smaller_is_better = p.flag("smaller_is_better", true);
   if (const auto id = p.optional("source_trial_id")) {
     (void)read_int(reader, *id, "searcher.source_trial_id");
@@ -535,8 +566,8 @@ SearcherSettings parse_searcher(const Reader& reader, const Node& node, const No
   if (map.has("time_metric")) settings.time_metric = settings.max_length.unit;
   settings.method = row.parse(p, settings.max_length.units);
   const Node* sampler = p.optional("sampler");
-  settings.sampler = sampler ? parse_sampler(reader, *sampler, settings.method)
-                             : default_sampler(settings.method);
+  settings.sampler =
+      sampler ? parse_sampler(reader, *sampler, settings.method) : default_sampler(settings.method);
   return settings;
 }
 
@@ -545,7 +576,8 @@ SearcherSettings parse_searcher(const Reader& reader, const Node& node, const No
 const std::vector<CatalogEntry>& catalog_methods() {
   static const std::vector<CatalogEntry> entries = [] {
     std::vector<CatalogEntry> out;
-    for (const config_detail::MethodRow& row : config_detail::method_rows()) out.push_back(row.entry);
+    for (const config_detail::MethodRow& row : config_detail::method_rows())
+      out.push_back(row.entry);
     return out;
   }();
   return entries;
@@ -554,7 +586,8 @@ const std::vector<CatalogEntry>& catalog_methods() {
 const std::vector<CatalogEntry>& catalog_samplers() {
   static const std::vector<CatalogEntry> entries = [] {
     std::vector<CatalogEntry> out;
-    for (const config_detail::SamplerRow& row : config_detail::sampler_rows()) out.push_back(row.entry);
+    for (const config_detail::SamplerRow& row : config_detail::sampler_rows())
+      out.push_back(row.entry);
     return out;
   }();
   return entries;
@@ -578,8 +611,9 @@ std::string catalog_help() {
       "searcher.name: how long trials train (the search method). Every searcher also takes\n"
       "metric, smaller_is_better, sampler, source_trial_id and source_checkpoint_uuid.\n";
   section(out, catalog_methods());
-  out += "\nsearcher.sampler: which configuration each new trial gets; a name or a map like\n"
-         "{name: tpe, gamma: 0.15} (default random; the grid searcher's is grid).\n";
+  out +=
+      "\nsearcher.sampler: which configuration each new trial gets; a name or a map like\n"
+      "{name: tpe, gamma: 0.15} (default random; the grid searcher's is grid).\n";
   section(out, catalog_samplers());
   return out;
 }

@@ -40,7 +40,8 @@ std::uint64_t parse_count(const std::string& option, const std::string& text, st
 
 double parse_nonnegative(const std::string& option, const std::string& text) {
   const std::optional<double> value = parse_finite_number(text);
-  if (!value || *value < 0) throw UsageError(option + ": must be a number >= 0, got '" + text + "'");
+  if (!value || *value < 0)
+    throw UsageError(option + ": must be a number >= 0, got '" + text + "'");
   return *value;
 }
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <sstream>
 
-#include "hpsearch/searcher/printable.hpp"
 #include "hpsearch/searcher/grid.hpp"
+#include "hpsearch/searcher/printable.hpp"
 #include "parsers.hpp"
 
 namespace hpsearch {
@@ -23,13 +23,40 @@ namespace {
 // searcher, hyperparameters, reproducibility, entrypoint and max_restarts; the others are
 // accepted as they are, so real configs load unchanged, while a misspelt section is caught.
 std::vector<std::string> top_level_fields() {
-  return {"batches_per_step", "bind_mounts", "checkpoint_policy", "checkpoint_storage", "data",
-          "data_layer", "debug", "description", "entrypoint", "environment", "hyperparameters",
-          "integrations", "internal", "labels", "log_policies", "max_restarts",
-          "min_checkpoint_period", "min_validation_period", "name", "optimizations", "pbs",
-          "perform_initial_validation", "preemption_timeout", "profiling", "project",
-          "records_per_epoch", "reproducibility", "resources", "retention_policy",
-          "scheduling_unit", "searcher", "security", "slurm", "tensorboard_storage",
+  return {"batches_per_step",
+          "bind_mounts",
+          "checkpoint_policy",
+          "checkpoint_storage",
+          "data",
+          "data_layer",
+          "debug",
+          "description",
+          "entrypoint",
+          "environment",
+          "hyperparameters",
+          "integrations",
+          "internal",
+          "labels",
+          "log_policies",
+          "max_restarts",
+          "min_checkpoint_period",
+          "min_validation_period",
+          "name",
+          "optimizations",
+          "pbs",
+          "perform_initial_validation",
+          "preemption_timeout",
+          "profiling",
+          "project",
+          "records_per_epoch",
+          "reproducibility",
+          "resources",
+          "retention_policy",
+          "scheduling_unit",
+          "searcher",
+          "security",
+          "slurm",
+          "tensorboard_storage",
           "workspace"};
 }
 
@@ -59,11 +86,12 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source) 
   const Map top(reader, root, "", top_level_fields(), "of an experiment config");
 
   ExperimentConfig config;
-  config.searcher = parse_searcher(
-      reader,
-      top.require("searcher", " (the searcher section, e.g. searcher: {name: random, "
-                              "metric: loss, max_trials: 10, max_length: 100})"),
-      root);
+  config.searcher =
+      parse_searcher(reader,
+                     top.require("searcher",
+                                 " (the searcher section, e.g. searcher: {name: random, "
+                                 "metric: loss, max_trials: 10, max_length: 100})"),
+                     root);
   // The grid sampler needs counts and tolerates empty categoricals; every other samples.
   const bool grid = std::holds_alternative<GridSamplerConfig>(config.searcher.sampler);
   if (top.has("hyperparameters")) {
@@ -98,8 +126,8 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source) 
 ExperimentConfig load_config(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    throw ConfigError(path.string(), "", std::string("cannot read the config file: ") +
-                                              std::strerror(errno));
+    throw ConfigError(path.string(), "",
+                      std::string("cannot read the config file: ") + std::strerror(errno));
   }
   std::ostringstream text;
   text << file.rdbuf();

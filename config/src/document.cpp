@@ -51,8 +51,12 @@ namespace {
 
 // ---- ruamel.yaml's implicit resolver for YAML 1.2 plain scalars ----------------------------
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 template <class Pred>
 bool all_of_nonempty(std::string_view text, Pred pred) {
@@ -66,7 +70,8 @@ std::string_view without_sign(std::string_view text) {
 
 // ruamel only tries the number patterns on text that starts with one of these.
 bool may_be_number(std::string_view text) {
-  return !text.empty() && std::string_view("-+0123456789.").find(text.front()) != std::string_view::npos;
+  return !text.empty() &&
+         std::string_view("-+0123456789.").find(text.front()) != std::string_view::npos;
 }
 
 // [-+]?0b[0-1_]+ | [-+]?0o?[0-7_]+ | [-+]?[0-9_]+ | [-+]?0x[0-9a-fA-F_]+
@@ -74,9 +79,12 @@ bool matches_int(std::string_view text) {
   if (!may_be_number(text) || text.front() == '.') return false;
   const std::string_view s = without_sign(text);
   const auto digits = [](char c) { return is_digit(c) || c == '_'; };
-  if (s.starts_with("0b")) return all_of_nonempty(s.substr(2), [](char c) { return c == '0' || c == '1' || c == '_'; });
-  if (s.starts_with("0x")) return all_of_nonempty(s.substr(2), [](char c) { return is_hex(c) || c == '_'; });
-  if (s.starts_with("0o")) return all_of_nonempty(s.substr(2), [](char c) { return (c >= '0' && c <= '7') || c == '_'; });
+  if (s.starts_with("0b"))
+    return all_of_nonempty(s.substr(2), [](char c) { return c == '0' || c == '1' || c == '_'; });
+  if (s.starts_with("0x"))
+    return all_of_nonempty(s.substr(2), [](char c) { return is_hex(c) || c == '_'; });
+  if (s.starts_with("0o"))
+    return all_of_nonempty(s.substr(2), [](char c) { return (c >= '0' && c <= '7') || c == '_'; });
   return all_of_nonempty(s, digits);
 }
 
@@ -187,7 +195,8 @@ std::optional<nlohmann::json> construct_int(std::string_view text) {
     approximate = approximate * base + digit;
   }
   constexpr std::uint64_t kMinMagnitude = std::uint64_t{1} << 63;
-  if (!overflow && !negative && magnitude < kMinMagnitude) return static_cast<std::int64_t>(magnitude);
+  if (!overflow && !negative && magnitude < kMinMagnitude)
+    return static_cast<std::int64_t>(magnitude);
   if (!overflow && negative && magnitude <= kMinMagnitude) {
     return magnitude == kMinMagnitude ? std::numeric_limits<std::int64_t>::min()
                                       : -static_cast<std::int64_t>(magnitude);
@@ -223,8 +232,12 @@ std::optional<double> construct_float(std::string_view text) {
 bool is_null_text(std::string_view s) {
   return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
 }
-bool is_true_text(std::string_view s) { return s == "true" || s == "True" || s == "TRUE"; }
-bool is_false_text(std::string_view s) { return s == "false" || s == "False" || s == "FALSE"; }
+bool is_true_text(std::string_view s) {
+  return s == "true" || s == "True" || s == "TRUE";
+}
+bool is_false_text(std::string_view s) {
+  return s == "false" || s == "False" || s == "FALSE";
+}
 
 constexpr std::string_view kCoreTag = "tag:yaml.org,2002:";
 
@@ -250,19 +263,22 @@ class Builder {
 
   Node build(const YAML::Node& node, const std::string& path, std::size_t depth) {
     if (++values_ > kMaxValues) {
-      fail(node, path, "the document expands to more than " + std::to_string(kMaxValues) +
-                           " values (each alias repeats what it refers to); a config this "
-                           "large is not supported");
+      fail(node, path,
+           "the document expands to more than " + std::to_string(kMaxValues) +
+               " values (each alias repeats what it refers to); a config this "
+               "large is not supported");
     }
     if (node.IsScalar() || node.IsNull()) return scalar(node, path);
     if (depth > kMaxDepth) {
-      fail(node, path, "nested more than " + std::to_string(kMaxDepth) +
-                           " levels deep; a config this deep is not supported");
+      fail(node, path,
+           "nested more than " + std::to_string(kMaxDepth) +
+               " levels deep; a config this deep is not supported");
     }
     for (const YAML::Node& open : open_) {
       if (open.is(node)) {
-        fail(node, path, "this alias refers to a value that contains it (a recursive alias); "
-                         "a config must be a tree, as JSON is");
+        fail(node, path,
+             "this alias refers to a value that contains it (a recursive alias); "
+             "a config must be a tree, as JSON is");
       }
     }
     check_container_tag(node, path);
@@ -278,10 +294,9 @@ class Builder {
     fail(mark_of(at), path, message);
   }
   [[noreturn]] void fail(Mark mark, const std::string& path, const std::string& message) const {
-    const std::string location =
-        mark.known() ? source_ + ":" + std::to_string(mark.line + 1) + ":" +
-                           std::to_string(mark.column + 1)
-                     : source_;
+    const std::string location = mark.known() ? source_ + ":" + std::to_string(mark.line + 1) +
+                                                    ":" + std::to_string(mark.column + 1)
+                                              : source_;
     throw ConfigError(location, path, message);
   }
 
@@ -289,15 +304,18 @@ class Builder {
     const std::string& tag = node.Tag();
     const std::string expected = std::string(kCoreTag) + (node.IsMap() ? "map" : "seq");
     if (tag.empty() || tag == "?" || tag == "!" || tag == expected) return;
-    fail(node, path, "the tag '" + tag + "' has no JSON value; a config holds only maps, lists, "
-                     "strings, numbers, booleans and null");
+    fail(node, path,
+         "the tag '" + tag +
+             "' has no JSON value; a config holds only maps, lists, "
+             "strings, numbers, booleans and null");
   }
 
   Node scalar(const YAML::Node& node, const std::string& path) const {
     const Mark mark = mark_of(node);
     const std::string tag = node.Tag();
     if (node.IsNull()) {
-      if (tag == std::string(kCoreTag) + "str") return Node::scalar(NodeKind::kString, "", "", mark);
+      if (tag == std::string(kCoreTag) + "str")
+        return Node::scalar(NodeKind::kString, "", "", mark);
       return Node::scalar(NodeKind::kNull, "null", nullptr, mark);
     }
     const std::string& text = node.Scalar();
@@ -323,16 +341,21 @@ class Builder {
       std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
         return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
       });
-      for (const auto& [word, value] : {std::pair<const char*, bool>{"true", true}, {"yes", true},
-                                        {"on", true}, {"false", false}, {"no", false},
+      for (const auto& [word, value] : {std::pair<const char*, bool>{"true", true},
+                                        {"yes", true},
+                                        {"on", true},
+                                        {"false", false},
+                                        {"no", false},
                                         {"off", false}}) {
         if (lower == word) return Node::scalar(NodeKind::kBool, text, value, mark);
       }
       fail(node, path, "!!bool " + shown(text) + " is not a boolean");
     }
     if (name == "null") return Node::scalar(NodeKind::kNull, text, nullptr, mark);
-    fail(node, path, "the tag '" + tag + "' has no JSON value; quote the value to make it a "
-                     "string");
+    fail(node, path,
+         "the tag '" + tag +
+             "' has no JSON value; quote the value to make it a "
+             "string");
   }
 
   Node plain(const YAML::Node& node, const std::string& text, const std::string& path,
@@ -341,14 +364,19 @@ class Builder {
     if (is_true_text(text)) return Node::scalar(NodeKind::kBool, text, true, mark);
     if (is_false_text(text)) return Node::scalar(NodeKind::kBool, text, false, mark);
     if (matches_float(text)) {
-      if (auto value = construct_float(text)) return Node::scalar(NodeKind::kFloat, text, *value, mark);
+      if (auto value = construct_float(text))
+        return Node::scalar(NodeKind::kFloat, text, *value, mark);
     } else if (matches_int(text)) {
       if (auto value = construct_int(text)) return Node::scalar(NodeKind::kInt, text, *value, mark);
-      fail(node, path, shown(text) + " reads as an integer in YAML but has no digits; quote it "
-                       "to make it a string");
+      fail(node, path,
+           shown(text) +
+               " reads as an integer in YAML but has no digits; quote it "
+               "to make it a string");
     } else if (matches_timestamp(text)) {
-      fail(node, path, shown(text) + " reads as a date in YAML, which has no JSON value; quote "
-                       "it to make it a string");
+      fail(node, path,
+           shown(text) +
+               " reads as a date in YAML, which has no JSON value; quote "
+               "it to make it a string");
     }
     return Node::scalar(NodeKind::kString, text, text, mark);
   }
@@ -356,7 +384,8 @@ class Builder {
   // A key as JSON names it: Determined's CLI reads `0x10:` as the integer 16 and sends "16".
   std::string key_of(const YAML::Node& key, const std::string& path) {
     if (!key.IsScalar() && !key.IsNull()) {
-      fail(key, path, "keys must be plain names, got a " + std::string(key.IsMap() ? "map" : "list"));
+      fail(key, path,
+           "keys must be plain names, got a " + std::string(key.IsMap() ? "map" : "list"));
     }
     const Node resolved = scalar(key, path);
     switch (resolved.kind()) {
@@ -364,8 +393,10 @@ class Builder {
         return resolved.text();
       case NodeKind::kFloat:
         if (!std::isfinite(resolved.value().get<double>())) {
-          fail(key, path, "the key " + shown(resolved.text()) + " is not a finite number, which "
-                          "JSON cannot name");
+          fail(key, path,
+               "the key " + shown(resolved.text()) +
+                   " is not a finite number, which "
+                   "JSON cannot name");
         }
         return resolved.value().dump();
       default:
@@ -389,16 +420,18 @@ class Builder {
       for (const YAML::Node& item : value) items.push_back(item);
     }
     if (items.empty() && !value.IsMap()) {
-      fail(value, where, "the merge key '<<' takes a map or a list of maps, got " +
-                             std::string(value.IsSequence() ? "an empty list"
-                                                            : (value.IsNull() ? "null" : "a scalar")));
+      fail(value, where,
+           "the merge key '<<' takes a map or a list of maps, got " +
+               std::string(value.IsSequence() ? "an empty list"
+                                              : (value.IsNull() ? "null" : "a scalar")));
     }
     std::vector<MapEntry> out;
     std::set<std::string> taken;
     for (const YAML::Node& item : items) {
       if (!item.IsMap()) {
-        fail(item, where, "the merge key '<<' takes a map or a list of maps, got " +
-                              std::string(item.IsSequence() ? "a list" : "a scalar") + " in the list");
+        fail(item, where,
+             "the merge key '<<' takes a map or a list of maps, got " +
+                 std::string(item.IsSequence() ? "a list" : "a scalar") + " in the list");
       }
       Node source = build(item, where, depth + 1);
       for (MapEntry& entry : source.release_entries()) {
@@ -416,8 +449,9 @@ class Builder {
       const YAML::Node key = pair.first;
       if (is_merge_key(key)) {
         if (merged) {
-          fail(key, join(path, "<<"), "a map takes one merge key; merge several maps with a "
-                                      "list: <<: [*a, *b]");
+          fail(key, join(path, "<<"),
+               "a map takes one merge key; merge several maps with a "
+               "list: <<: [*a, *b]");
         }
         merged = merged_entries(pair.second, path, depth);
         continue;
@@ -492,11 +526,13 @@ void check_utf8(std::string_view text, const std::string& source) {
   for (std::size_t at = 0; at < text.size(); ++column) {
     const std::size_t length = utf8_sequence(text.substr(at));
     const auto byte = static_cast<unsigned char>(text[at]);
-    const bool control = (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f;
+    const bool control =
+        (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f;
     if (length == 0 || control) {
       static constexpr char kHex[] = "0123456789abcdef";
       const std::string shown = std::string("byte 0x") + kHex[byte >> 4] + kHex[byte & 0x0fU];
-      throw ConfigError(source + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1), "",
+      throw ConfigError(source + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1),
+                        "",
                         length == 0 ? "the file is not UTF-8 text (" + shown + "); save it as UTF-8"
                                     : "the file holds a control character (" + shown +
                                           "), which a YAML or JSON document may not; remove it");
@@ -577,9 +613,9 @@ class DocumentMarks final : public YAML::EventHandler {
 };
 
 std::string located(const std::string& source, const YAML::Mark& mark) {
-  return mark.is_null() ? source
-                        : source + ":" + std::to_string(mark.line + 1) + ":" +
-                              std::to_string(mark.column + 1);
+  return mark.is_null()
+             ? source
+             : source + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
 // The documents of the stream. yaml-cpp 0.7's parser can stop advancing on malformed input

@@ -72,7 +72,9 @@ struct MapEntry {
 
 // Defined once MapEntry is complete: clang instantiates the vector's move here, and that
 // needs the element type.
-inline std::vector<MapEntry> Node::release_entries() { return std::move(entries_); }
+inline std::vector<MapEntry> Node::release_entries() {
+  return std::move(entries_);
+}
 
 /// The limits on what a config may expand to. Real configs are a few hundred values deep in
 /// total; these stop alias bombs and pathological nesting long before memory or the stack do.

@@ -17,8 +17,7 @@ namespace hpsearch::config_detail {
 enum class SpaceUse { kSampled, kGrid };
 
 /// The `hyperparameters:` section (spec 4.1).
-[[nodiscard]] HyperparameterSpace parse_hyperparameters(const Reader& reader,
-                                                        const Node& node,
+[[nodiscard]] HyperparameterSpace parse_hyperparameters(const Reader& reader, const Node& node,
                                                         const std::string& path, SpaceUse use);
 
 }  // namespace hpsearch::config_detail

@@ -87,8 +87,8 @@ const std::vector<MapEntry>& map_entries(const Reader& reader, const Node& node,
   return node.entries();
 }
 
-Map::Map(const Reader& reader, const Node& node, std::string path,
-         std::vector<std::string> allowed, std::string owner)
+Map::Map(const Reader& reader, const Node& node, std::string path, std::vector<std::string> allowed,
+         std::string owner)
     : reader_(&reader), node_(&node), path_(std::move(path)) {
   std::sort(allowed.begin(), allowed.end());
   for (const MapEntry& entry : map_entries(reader, node, path_)) {
@@ -120,8 +120,10 @@ std::int64_t read_int(const Reader& reader, const Node& node, const std::string&
     reader.fail(node, path, "must be an integer, got " + describe(node));
   }
   if (!node.value().is_number_integer()) {
-    reader.fail(node, path, "must be an integer between -9223372036854775808 and "
-                            "9223372036854775807, got " + node.text());
+    reader.fail(node, path,
+                "must be an integer between -9223372036854775808 and "
+                "9223372036854775807, got " +
+                    node.text());
   }
   return node.value().get<std::int64_t>();
 }
@@ -179,8 +181,8 @@ nlohmann::json to_json(const Reader& reader, const Node& node, const std::string
     }
     case NodeKind::kFloat:
       if (!std::isfinite(node.value().get<double>())) {
-        reader.fail(node, path, "must be a finite number (JSON has no infinity or NaN), got " +
-                                    node.text());
+        reader.fail(node, path,
+                    "must be a finite number (JSON has no infinity or NaN), got " + node.text());
       }
       return node.value();
     case NodeKind::kUndefined:

@@ -66,7 +66,8 @@ class Map {
 [[nodiscard]] const std::vector<MapEntry>& map_entries(const Reader& reader, const Node& node,
                                                        const std::string& path);
 
-[[nodiscard]] std::int64_t read_int(const Reader& reader, const Node& node, const std::string& path);
+[[nodiscard]] std::int64_t read_int(const Reader& reader, const Node& node,
+                                    const std::string& path);
 /// An integer >= minimum ("must be an integer >= 1, got -5").
 [[nodiscard]] std::uint64_t read_count(const Reader& reader, const Node& node,
                                        const std::string& path, std::uint64_t minimum);

@@ -50,7 +50,8 @@ class Choices {
 /// strings decoded): a message is not blamed for echoing what the input itself held.
 [[nodiscard]] inline bool leaks_json_internals(std::string_view message, std::string_view input) {
   constexpr std::string_view kMark = "[json.exception";
-  return message.find(kMark) != std::string_view::npos && input.find(kMark) == std::string_view::npos;
+  return message.find(kMark) != std::string_view::npos &&
+         input.find(kMark) == std::string_view::npos;
 }
 
 /// A JSON value's text with every string decoded (what a message may quote of it).
@@ -66,7 +67,8 @@ class Choices {
 
 /// The input as text.
 [[nodiscard]] inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
-  return {reinterpret_cast<const char*>(data), size};  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast): bytes as chars
+  return {reinterpret_cast<const char*>(data),
+          size};  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast): bytes as chars
 }
 
 }  // namespace hpsearch::fuzz

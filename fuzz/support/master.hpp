@@ -73,7 +73,8 @@ class Master {
         continue;
       }
       const bool outstanding = t.has_op && !t.op_completed;
-      if (t.exited || (t.close_requested && !outstanding)) candidates.push_back({Kind::kClosed, i, nullptr});
+      if (t.exited || (t.close_requested && !outstanding))
+        candidates.push_back({Kind::kClosed, i, nullptr});
       if (t.exited) continue;
       if (outstanding) {
         candidates.push_back({Kind::kValidated, i, chosen_metric(choices)});
@@ -88,18 +89,25 @@ class Master {
     pending_ = Pending{c.kind, c.trial};
     const Trial& t = trials_[c.trial];
     switch (c.kind) {
-      case Kind::kCreated: return nlohmann::json{{"event", "trial_created"}, {"request_id", t.id}}.dump();
-      case Kind::kClosed: return nlohmann::json{{"event", "trial_closed"}, {"request_id", t.id}}.dump();
+      case Kind::kCreated:
+        return nlohmann::json{{"event", "trial_created"}, {"request_id", t.id}}.dump();
+      case Kind::kClosed:
+        return nlohmann::json{{"event", "trial_closed"}, {"request_id", t.id}}.dump();
       case Kind::kValidated:
-        return nlohmann::json{{"event", "validation_completed"}, {"request_id", t.id}, {"metric", c.value},
+        return nlohmann::json{{"event", "validation_completed"},
+                              {"request_id", t.id},
+                              {"metric", c.value},
                               {"length", t.op_length}}
             .dump();
       case Kind::kProgress:
-        return nlohmann::json{{"event", "trial_progress"}, {"request_id", t.id},
+        return nlohmann::json{{"event", "trial_progress"},
+                              {"request_id", t.id},
                               {"units", static_cast<double>(t.op_length) * 0.5}}
             .dump();
       default:
-        return nlohmann::json{{"event", "trial_exited_early"}, {"request_id", t.id}, {"reason", c.value}}.dump();
+        return nlohmann::json{
+            {"event", "trial_exited_early"}, {"request_id", t.id}, {"reason", c.value}}
+            .dump();
     }
   }
 
@@ -111,12 +119,22 @@ class Master {
     } else if (pending_) {
       Trial& t = trials_[pending_->trial];
       switch (pending_->kind) {
-        case Kind::kInitial: break;
-        case Kind::kCreated: t.created = true; break;
-        case Kind::kClosed: t.closed = true; break;
-        case Kind::kValidated: t.op_completed = true; break;
-        case Kind::kProgress: break;
-        case Kind::kExited: t.exited = true; break;
+        case Kind::kInitial:
+          break;
+        case Kind::kCreated:
+          t.created = true;
+          break;
+        case Kind::kClosed:
+          t.closed = true;
+          break;
+        case Kind::kValidated:
+          t.op_completed = true;
+          break;
+        case Kind::kProgress:
+          break;
+        case Kind::kExited:
+          t.exited = true;
+          break;
       }
     }
     pending_.reset();
@@ -130,7 +148,8 @@ class Master {
         t.op_completed = false;
         t.op_length = op.at("length").get<std::uint64_t>();
       } else if (type == "close") {
-        trials_[index_.at(op.at("request_id").get_ref<const std::string&>())].close_requested = true;
+        trials_[index_.at(op.at("request_id").get_ref<const std::string&>())].close_requested =
+            true;
       }
     }
   }
@@ -138,7 +157,8 @@ class Master {
   /// The request id of trial `n` (modulo the number of trials), or a well-formed id no trial
   /// has if there is none yet.
   [[nodiscard]] std::string trial_id(std::size_t n) const {
-    return trials_.empty() ? "00000000-0000-4000-8000-000000000000" : trials_[n % trials_.size()].id;
+    return trials_.empty() ? "00000000-0000-4000-8000-000000000000"
+                           : trials_[n % trials_.size()].id;
   }
   /// The length of trial `n`'s last validate_after (modulo the number of trials), 0 if none.
   [[nodiscard]] std::uint64_t trial_length(std::size_t n) const {
@@ -179,7 +199,8 @@ class Master {
 
 /// The next event a well-behaved master could send now (Master::next), read off the
 /// searcher's bookkeeping: for targets that play a few events only.
-[[nodiscard]] inline std::optional<std::string> allowed_line(const Searcher& searcher, Choices& choices) {
+[[nodiscard]] inline std::optional<std::string> allowed_line(const Searcher& searcher,
+                                                             Choices& choices) {
   return Master(searcher).next(choices);
 }
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "hpsearch/config/config.hpp"
 #include "hpsearch/config/catalog.hpp"
+#include "hpsearch/config/config.hpp"
 
 namespace hpsearch::fuzz {
 

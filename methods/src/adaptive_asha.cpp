@@ -5,13 +5,15 @@
 
 #include "hpsearch/methods/method_state.hpp"
 #include "hpsearch/searcher/assert.hpp"
-#include "hpsearch/searcher/go_math.hpp"
 #include "hpsearch/searcher/errors.hpp"
+#include "hpsearch/searcher/go_math.hpp"
 
 namespace hpsearch {
 namespace {
 // Go's int(x) for the small positive values here.
-std::uint64_t truncate(double x) { return x <= 0 ? 0 : static_cast<std::uint64_t>(x); }
+std::uint64_t truncate(double x) {
+  return x <= 0 ? 0 : static_cast<std::uint64_t>(x);
+}
 }  // namespace
 
 std::uint64_t adaptive_max_rungs(const AdaptiveAshaConfig& config) {
@@ -47,8 +49,8 @@ std::vector<std::uint64_t> bracket_max_trials(std::uint64_t max_trials, double d
   std::vector<std::uint64_t> trials;
   std::uint64_t allocated = 0;
   for (const double w : weights) {
-    trials.push_back(std::max<std::uint64_t>(
-        truncate((w / total) * static_cast<double>(max_trials)), 1));
+    trials.push_back(
+        std::max<std::uint64_t>(truncate((w / total) * static_cast<double>(max_trials)), 1));
     allocated += trials.back();
   }
   if (!trials.empty() && allocated < max_trials) trials.front() += max_trials - allocated;
@@ -154,7 +156,8 @@ void AdaptiveAsha::restore_state(const nlohmann::json& state, const TrialBook& b
   }
   // Every trial the searcher knows belongs to one bracket (found by fuzzing: a trial in none
   // was handed to bracket 0, which did not know it).
-  if (const auto missing = std::find(table.begin(), table.end(), kNoBracket); missing != table.end()) {
+  if (const auto missing = std::find(table.begin(), table.end(), kNoBracket);
+      missing != table.end()) {
     throw ProtocolError("search_method_state.sub_search_states: searcher_state trial " +
                         std::to_string(missing - table.begin()) + " is in no bracket");
   }

@@ -2,7 +2,6 @@
 
 #include "hpsearch/searcher/errors.hpp"
 
-
 namespace hpsearch {
 
 std::vector<Operation> AnyMethod::initial_operations(SearchContext& ctx) {
@@ -23,10 +22,9 @@ void AnyMethod::restore_state(const nlohmann::json& state, const TrialBook& book
   // has checked that each of its trials is one). Adaptive ASHA checks its brackets itself.
   if (const auto* asha = std::get_if<AshaSearch>(&method_)) {
     if (asha->trial_indexes().size() != book.trials_requested()) {
-      throw ProtocolError("search_method_state.trials: " +
-                          std::to_string(asha->trial_indexes().size()) +
-                          " trial(s), but searcher_state has " +
-                          std::to_string(book.trials_requested()));
+      throw ProtocolError(
+          "search_method_state.trials: " + std::to_string(asha->trial_indexes().size()) +
+          " trial(s), but searcher_state has " + std::to_string(book.trials_requested()));
     }
   }
 }

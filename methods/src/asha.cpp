@@ -7,8 +7,8 @@
 
 #include "hpsearch/methods/method_state.hpp"
 #include "hpsearch/searcher/assert.hpp"
-#include "hpsearch/searcher/go_math.hpp"
 #include "hpsearch/searcher/errors.hpp"
+#include "hpsearch/searcher/go_math.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 
 namespace hpsearch {
@@ -43,7 +43,8 @@ std::vector<std::uint64_t> asha_rung_lengths(std::uint64_t max_length, std::uint
 AshaSearch::AshaSearch(const AshaConfig& config)
     : config_(config),
       lengths_(asha_rung_lengths(config.max_length, config.num_rungs, config.divisor)) {
-  const TiePolicy policy = config.stop_once ? TiePolicy::kNewcomerBefore : TiePolicy::kNewcomerAfter;
+  const TiePolicy policy =
+      config.stop_once ? TiePolicy::kNewcomerBefore : TiePolicy::kNewcomerAfter;
   for (const std::uint64_t length : lengths_) {
     rungs_.push_back(RungState{Rung(policy), length, 0, {}});
   }
@@ -127,8 +128,8 @@ std::vector<Operation> AshaSearch::on_event(const TrialExitedEarly& event, Searc
   // Invalid hyperparameters: forget the trial's metrics and replace it outside max_trials.
   std::vector<Operation> ops;
   if (!already_closed) {
-    ops.emplace_back(Close{trial.id, explain(Explanation::Reason::kInvalidHyperparameters,
-                                             trial.rung, 0, 0, 0, 0)});
+    ops.emplace_back(Close{
+        trial.id, explain(Explanation::Reason::kInvalidHyperparameters, trial.rung, 0, 0, 0, 0)});
   }
   ++invalid_trials_;
   // Only a trial that was training counts as outstanding (see above).
@@ -164,7 +165,8 @@ void AshaSearch::remove_entries(Trial& trial, std::uint64_t up_to_rung) {
 
 void AshaSearch::record(std::uint32_t trial, std::uint64_t rung, double metric, bool promoted) {
   const Rung::Key key = rungs_[rung].rung.insert(trial, metric, promoted);
-  links_.push_back(EntryLink{key, static_cast<std::uint32_t>(rung), trials_[trial].last_entry, false});
+  links_.push_back(
+      EntryLink{key, static_cast<std::uint32_t>(rung), trials_[trial].last_entry, false});
   trials_[trial].last_entry = static_cast<std::uint32_t>(links_.size() - 1);
   if (!promoted && !config_.stop_once) rungs_[rung].close_candidates.push_back(key);
 }
@@ -182,7 +184,8 @@ std::vector<Operation> AshaSearch::promote(std::uint32_t index, double metric, S
     // A closed trial gets no operation: that covers early-exited trials (as in Determined)
     // and a trial close-out had closed before a reopened rung promoted it.
     if (!trial.closed) {
-      ops.emplace_back(Close{trial.id, explain(Explanation::Reason::kFinished, r, 0, 0, 0, metric)});
+      ops.emplace_back(
+          Close{trial.id, explain(Explanation::Reason::kFinished, r, 0, 0, 0, metric)});
       trial.closed = true;
     }
   } else if (config_.stop_once) {
@@ -257,9 +260,9 @@ bool AshaSearch::continue_or_stop(std::uint32_t index, std::uint64_t r, double m
   }
   trial.rung = static_cast<std::uint32_t>(r + 1);
   ++rungs_[r + 1].outstanding;
-  ops.emplace_back(ValidateAfter{trial.id, lengths_[r + 1],
-                                 explain(Explanation::Reason::kContinued, r, rank + 1, n + 1, top,
-                                         metric)});
+  ops.emplace_back(
+      ValidateAfter{trial.id, lengths_[r + 1],
+                    explain(Explanation::Reason::kContinued, r, rank + 1, n + 1, top, metric)});
   return true;
 }
 
@@ -277,9 +280,9 @@ void AshaSearch::close_out(std::vector<Operation>& ops) {
       Trial& trial = trials_[entry->trial];
       if (trial.closed || trial.early_exited) continue;
       const std::uint64_t size = rung.rung.size();
-      ops.emplace_back(Close{trial.id, explain(Explanation::Reason::kNotPromoted, r,
-                                               rung.rung.rank_of(key) + 1, size,
-                                               divide(size, config_.divisor), entry->metric)});
+      ops.emplace_back(
+          Close{trial.id, explain(Explanation::Reason::kNotPromoted, r, rung.rung.rank_of(key) + 1,
+                                  size, divide(size, config_.divisor), entry->metric)});
       trial.closed = true;
     }
     rung.close_candidates.clear();
@@ -291,8 +294,9 @@ double AshaSearch::progress(const ProgressTotals&) const {
   const auto max_trials = static_cast<double>(config_.max_trials);
   double p = in_first_rung / (1.2 * max_trials);
   if (rungs_[0].rung.size() == config_.max_trials) {
-    const double done = (static_cast<double>(trials_completed_) -
-                         static_cast<double>(invalid_trials_)) / max_trials;
+    const double done =
+        (static_cast<double>(trials_completed_) - static_cast<double>(invalid_trials_)) /
+        max_trials;
     p = std::max(p, done);
   }
   return p;
@@ -317,8 +321,8 @@ nlohmann::json AshaSearch::state() const {
   for (const RungState& rung : rungs_) {
     nlohmann::json metrics = nlohmann::json::array();
     rung.rung.for_each([&](const Rung::Key&, const Rung::Entry& entry) {
-      metrics.push_back({trials_[entry.trial].id.to_string(), metric_to_json(entry.metric),
-                         entry.promoted});
+      metrics.push_back(
+          {trials_[entry.trial].id.to_string(), metric_to_json(entry.metric), entry.promoted});
     });
     rungs.push_back({{"length", rung.length},
                      {"outstanding_trials", rung.outstanding},
@@ -368,8 +372,8 @@ void AshaSearch::restore_state(const nlohmann::json& state, const TrialBook& boo
   }
   const nlohmann::json& rungs = state.at("rungs");
   if (!rungs.is_array() || rungs.size() != out.rungs_.size()) {
-    throw ProtocolError("search_method_state.rungs: expected " +
-                        std::to_string(out.rungs_.size()) + " rungs");
+    throw ProtocolError("search_method_state.rungs: expected " + std::to_string(out.rungs_.size()) +
+                        " rungs");
   }
   for (std::size_t r = 0; r < rungs.size(); ++r) {
     RungState& rung = out.rungs_[r];
@@ -387,7 +391,8 @@ void AshaSearch::restore_state(const nlohmann::json& state, const TrialBook& boo
     const std::vector<Rung::Key> keys = rung.rung.assign(ranked);
     for (std::size_t k = 0; k < keys.size(); ++k) {
       Trial& trial = out.trials_[ranked[k].trial];
-      out.links_.push_back(EntryLink{keys[k], static_cast<std::uint32_t>(r), trial.last_entry, false});
+      out.links_.push_back(
+          EntryLink{keys[k], static_cast<std::uint32_t>(r), trial.last_entry, false});
       trial.last_entry = static_cast<std::uint32_t>(out.links_.size() - 1);
       // Close-out candidates are derived: every unpromoted entry still open.
       if (!config_.stop_once && !ranked[k].promoted && !trial.closed && !trial.early_exited) {

@@ -25,12 +25,16 @@ std::vector<Operation> GridSearch::initial_operations(SearchContext& ctx) {
   return ops;
 }
 
-std::vector<Operation> GridSearch::on_event(const TrialCreated&, SearchContext&) { return {}; }
+std::vector<Operation> GridSearch::on_event(const TrialCreated&, SearchContext&) {
+  return {};
+}
 std::vector<Operation> GridSearch::on_event(const ValidationCompleted&, SearchContext&) {
   return {};
 }
 // An invalid-hyperparameter grid point is simply done: nothing to replace it with.
-std::vector<Operation> GridSearch::on_event(const TrialExitedEarly&, SearchContext&) { return {}; }
+std::vector<Operation> GridSearch::on_event(const TrialExitedEarly&, SearchContext&) {
+  return {};
+}
 
 std::vector<Operation> GridSearch::on_event(const TrialClosed&, SearchContext& ctx) {
   std::vector<Operation> ops;

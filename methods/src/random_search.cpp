@@ -28,7 +28,9 @@ std::vector<Operation> RandomSearch::initial_operations(SearchContext& ctx) {
   return ops;
 }
 
-std::vector<Operation> RandomSearch::on_event(const TrialCreated&, SearchContext&) { return {}; }
+std::vector<Operation> RandomSearch::on_event(const TrialCreated&, SearchContext&) {
+  return {};
+}
 
 std::vector<Operation> RandomSearch::on_event(const ValidationCompleted&, SearchContext&) {
   return {};
@@ -36,8 +38,8 @@ std::vector<Operation> RandomSearch::on_event(const ValidationCompleted&, Search
 
 std::vector<Operation> RandomSearch::on_event(const TrialExitedEarly& event, SearchContext&) {
   // An invalid-hyperparameter trial does not count; the following trial_closed replaces it.
-  const bool invalid = event.reason == ExitedReason::kInvalidHp ||
-                       event.reason == ExitedReason::kInitInvalidHp;
+  const bool invalid =
+      event.reason == ExitedReason::kInvalidHp || event.reason == ExitedReason::kInitInvalidHp;
   if (invalid && !single_) --created_;
   return {};
 }

@@ -6,7 +6,9 @@
 
 namespace hpsearch {
 namespace {
-bool item_before_key(const auto& item, const Rung::Key& key) { return item.key < key; }
+bool item_before_key(const auto& item, const Rung::Key& key) {
+  return item.key < key;
+}
 }  // namespace
 
 Rung::Key Rung::newcomer_key(double metric) const {
@@ -37,7 +39,9 @@ void Rung::rebuild_counts() {
   }
 }
 
-void Rung::refresh_max(std::size_t block) { block_max_[block] = blocks_[block].back().key; }
+void Rung::refresh_max(std::size_t block) {
+  block_max_[block] = blocks_[block].back().key;
+}
 
 std::pair<std::size_t, std::size_t> Rung::locate(std::size_t index) const {
   HPSEARCH_ASSERT(index < size_, "rung index out of range");

@@ -17,11 +17,20 @@ std::string escaped(const std::string& text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -44,7 +53,10 @@ std::vector<double> ticks(double lo, double hi) {
 }
 
 Canvas::Canvas(std::ostream& out, std::string title, std::string x_label, std::string y_label)
-    : out_(out), title_(std::move(title)), x_label_(std::move(x_label)), y_label_(std::move(y_label)) {}
+    : out_(out),
+      title_(std::move(title)),
+      x_label_(std::move(x_label)),
+      y_label_(std::move(y_label)) {}
 
 void Canvas::set_ranges(double x0, double x1, double y0, double y1) {
   if (!(x1 > x0)) x1 = x0 + 1;
@@ -54,15 +66,20 @@ void Canvas::set_ranges(double x0, double x1, double y0, double y1) {
   x0_ = x0, x1_ = x1, y0_ = y0, y1_ = y1;
 }
 
-double Canvas::px(double x) const { return kLeft + (x - x0_) / (x1_ - x0_) * (kWidth - kLeft - kRight); }
-double Canvas::py(double y) const { return kTop + (y1_ - y) / (y1_ - y0_) * (kHeight - kTop - kBottom); }
+double Canvas::px(double x) const {
+  return kLeft + (x - x0_) / (x1_ - x0_) * (kWidth - kLeft - kRight);
+}
+double Canvas::py(double y) const {
+  return kTop + (y1_ - y) / (y1_ - y0_) * (kHeight - kTop - kBottom);
+}
 
 void Canvas::begin() {
-  out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
-       << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+  out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
+       << kHeight << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight
+       << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-       << "<text x=\"" << kWidth / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" << escaped(title_)
-       << "</text>\n";
+       << "<text x=\"" << kWidth / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">"
+       << escaped(title_) << "</text>\n";
 }
 
 void Canvas::axes(bool y_ticks) {
@@ -70,30 +87,32 @@ void Canvas::axes(bool y_ticks) {
   const double right = kWidth - kRight;
   out_ << "<g stroke=\"#ccc\">\n";
   for (const double t : ticks(x0_, x1_)) {
-    out_ << "<line x1=\"" << px(t) << "\" y1=\"" << kTop << "\" x2=\"" << px(t) << "\" y2=\"" << bottom << "\"/>\n";
+    out_ << "<line x1=\"" << px(t) << "\" y1=\"" << kTop << "\" x2=\"" << px(t) << "\" y2=\""
+         << bottom << "\"/>\n";
   }
   if (y_ticks) {
     for (const double t : ticks(y0_, y1_)) {
-      out_ << "<line x1=\"" << kLeft << "\" y1=\"" << py(t) << "\" x2=\"" << right << "\" y2=\"" << py(t) << "\"/>\n";
+      out_ << "<line x1=\"" << kLeft << "\" y1=\"" << py(t) << "\" x2=\"" << right << "\" y2=\""
+           << py(t) << "\"/>\n";
     }
   }
   out_ << "</g>\n<g>\n";
   for (const double t : ticks(x0_, x1_)) {
-    out_ << "<text x=\"" << px(t) << "\" y=\"" << bottom + 16 << "\" text-anchor=\"middle\">" << number(t)
-         << "</text>\n";
+    out_ << "<text x=\"" << px(t) << "\" y=\"" << bottom + 16 << "\" text-anchor=\"middle\">"
+         << number(t) << "</text>\n";
   }
   if (y_ticks) {
     for (const double t : ticks(y0_, y1_)) {
-      out_ << "<text x=\"" << kLeft - 6 << "\" y=\"" << py(t) + 4 << "\" text-anchor=\"end\">" << number(t)
-           << "</text>\n";
+      out_ << "<text x=\"" << kLeft - 6 << "\" y=\"" << py(t) + 4 << "\" text-anchor=\"end\">"
+           << number(t) << "</text>\n";
     }
   }
-  out_ << "<text x=\"" << (kLeft + right) / 2 << "\" y=\"" << kHeight - 12 << "\" text-anchor=\"middle\">"
-       << escaped(x_label_) << "</text>\n"
-       << "<text transform=\"translate(16," << (kTop + bottom) / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
-       << escaped(y_label_) << "</text>\n"
-       << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << right - kLeft << "\" height=\""
-       << bottom - kTop << "\" fill=\"none\" stroke=\"#333\"/>\n</g>\n";
+  out_ << "<text x=\"" << (kLeft + right) / 2 << "\" y=\"" << kHeight - 12
+       << "\" text-anchor=\"middle\">" << escaped(x_label_) << "</text>\n"
+       << "<text transform=\"translate(16," << (kTop + bottom) / 2
+       << ") rotate(-90)\" text-anchor=\"middle\">" << escaped(y_label_) << "</text>\n"
+       << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << right - kLeft
+       << "\" height=\"" << bottom - kTop << "\" fill=\"none\" stroke=\"#333\"/>\n</g>\n";
 }
 
 void Canvas::step_line(const std::vector<std::pair<double, double>>& points, const char* colour) {
@@ -106,8 +125,8 @@ void Canvas::step_line(const std::vector<std::pair<double, double>>& points, con
   out_ << px(x1_) << ',' << py(points.back().second) << "\"/>\n";
 }
 
-void Canvas::band(const std::vector<double>& xs, const std::vector<double>& lower, const std::vector<double>& upper,
-                  const char* colour) {
+void Canvas::band(const std::vector<double>& xs, const std::vector<double>& lower,
+                  const std::vector<double>& upper, const char* colour) {
   if (xs.empty()) return;
   out_ << "<polygon fill=\"" << colour << "\" fill-opacity=\"0.2\" stroke=\"none\" points=\"";
   for (std::size_t i = 0; i < xs.size(); ++i) out_ << px(xs[i]) << ',' << py(upper[i]) << ' ';
@@ -115,16 +134,19 @@ void Canvas::band(const std::vector<double>& xs, const std::vector<double>& lowe
   out_ << "\"/>\n";
 }
 
-void Canvas::line(const std::vector<double>& xs, const std::vector<double>& ys, const char* colour) {
+void Canvas::line(const std::vector<double>& xs, const std::vector<double>& ys,
+                  const char* colour) {
   if (xs.empty()) return;
   out_ << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << colour << "\" points=\"";
   for (std::size_t i = 0; i < xs.size(); ++i) out_ << px(xs[i]) << ',' << py(ys[i]) << ' ';
   out_ << "\"/>\n";
 }
 
-void Canvas::dots(const std::vector<double>& xs, const std::vector<double>& ys, const char* colour) {
+void Canvas::dots(const std::vector<double>& xs, const std::vector<double>& ys,
+                  const char* colour) {
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    out_ << "<circle cx=\"" << px(xs[i]) << "\" cy=\"" << py(ys[i]) << "\" r=\"3\" fill=\"" << colour << "\"/>\n";
+    out_ << "<circle cx=\"" << px(xs[i]) << "\" cy=\"" << py(ys[i]) << "\" r=\"3\" fill=\""
+         << colour << "\"/>\n";
   }
 }
 
@@ -132,8 +154,9 @@ void Canvas::legend(const std::vector<std::pair<std::string, std::string>>& entr
   double y = kTop + 10;
   for (const auto& [label, colour] : entries) {
     const double x = kWidth - kRight + 14;
-    out_ << "<rect x=\"" << x << "\" y=\"" << y - 9 << "\" width=\"14\" height=\"10\" fill=\"" << colour
-         << "\"/>\n<text x=\"" << x + 20 << "\" y=\"" << y << "\">" << escaped(label) << "</text>\n";
+    out_ << "<rect x=\"" << x << "\" y=\"" << y - 9 << "\" width=\"14\" height=\"10\" fill=\""
+         << colour << "\"/>\n<text x=\"" << x + 20 << "\" y=\"" << y << "\">" << escaped(label)
+         << "</text>\n";
     y += 18;
   }
 }
@@ -143,6 +166,8 @@ void Canvas::note(const std::string& text) {
        << "\" text-anchor=\"middle\" fill=\"#666\">" << escaped(text) << "</text>\n";
 }
 
-void Canvas::end() { out_ << "</svg>\n"; }
+void Canvas::end() {
+  out_ << "</svg>\n";
+}
 
 }  // namespace hpsearch::plot

@@ -72,18 +72,25 @@ nlohmann::json to_json(const py::handle& value) {
     for (const auto& item : value) array.push_back(to_json(item));
     return array;
   }
-  throw hpsearch::ProtocolError("expected a JSON value (dict, list, str, int, float, bool, None), got " +
-                                py::repr(value).cast<std::string>());
+  throw hpsearch::ProtocolError(
+      "expected a JSON value (dict, list, str, int, float, bool, None), got " +
+      py::repr(value).cast<std::string>());
 }
 
 py::object to_python(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::null: return py::none();
-    case nlohmann::json::value_t::boolean: return py::bool_(value.get<bool>());
-    case nlohmann::json::value_t::number_integer: return py::int_(value.get<std::int64_t>());
-    case nlohmann::json::value_t::number_unsigned: return py::int_(value.get<std::uint64_t>());
-    case nlohmann::json::value_t::number_float: return py::float_(value.get<double>());
-    case nlohmann::json::value_t::string: return py::str(value.get_ref<const std::string&>());
+    case nlohmann::json::value_t::null:
+      return py::none();
+    case nlohmann::json::value_t::boolean:
+      return py::bool_(value.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return py::int_(value.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return py::int_(value.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return py::float_(value.get<double>());
+    case nlohmann::json::value_t::string:
+      return py::str(value.get_ref<const std::string&>());
     case nlohmann::json::value_t::array: {
       py::list list(value.size());
       for (std::size_t i = 0; i < value.size(); ++i) list[i] = to_python(value[i]);
@@ -95,7 +102,8 @@ py::object to_python(const nlohmann::json& value) {
       return dict;
     }
     case nlohmann::json::value_t::binary:
-    case nlohmann::json::value_t::discarded: break;
+    case nlohmann::json::value_t::discarded:
+      break;
   }
   throw std::logic_error("a JSON value of a kind the library never produces");
 }
@@ -170,7 +178,8 @@ py::object run(const ConfigSource& config, const std::vector<std::string>& flags
   nlohmann::json json;
   {
     py::gil_scoped_release unlocked;  // a long run lets other Python threads go on
-    const hpsearch::RunSummary summary = hpsearch::run_config(loaded, seed, *workload, command.options);
+    const hpsearch::RunSummary summary =
+        hpsearch::run_config(loaded, seed, *workload, command.options);
     json = hpsearch::run_json(summary, seed, *workload, command.options.workers);
   }
   return to_python(json);
@@ -185,9 +194,8 @@ py::object compare(const std::vector<ConfigSource>& configs, const std::vector<s
   nlohmann::json json;
   {
     py::gil_scoped_release unlocked;
-    const hpsearch::CompareResult result =
-        hpsearch::compare_configs(loaded, names, *workload, command.seeds, command.options,
-                                  command.times, command.target);
+    const hpsearch::CompareResult result = hpsearch::compare_configs(
+        loaded, names, *workload, command.seeds, command.options, command.times, command.target);
     json = hpsearch::compare_json(result, *workload, command.options.workers);
   }
   return to_python(json);
@@ -205,7 +213,8 @@ py::object preview(const ConfigSource& config, const std::vector<std::string>& f
           hpsearch::preview_on_workers(loaded, seed, command.preview, *command.workers);
       json = hpsearch::preview_json(on_workers.result, loaded.searcher, seed, &on_workers);
     } else {
-      json = hpsearch::preview_json(hpsearch::preview_config(loaded, seed, command.preview), loaded.searcher, seed);
+      json = hpsearch::preview_json(hpsearch::preview_config(loaded, seed, command.preview),
+                                    loaded.searcher, seed);
     }
   }
   return to_python(json);

@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int activate_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& err, bool terminal) {
+int activate_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& err,
+                        bool terminal) {
   using namespace runner_cli;
   const RunnerOptions options = runner_options(parsed, terminal);
   Store store(default_root());
@@ -25,14 +26,17 @@ int activate_experiment(const cli::Args& parsed, std::ostream& out, std::ostream
     return 0;
   }
   if (status.state != "PAUSED") {
-    throw StoreError("experiment " + std::to_string(id) + " is " + status.state + ": only a PAUSED experiment can be activated");
+    throw StoreError("experiment " + std::to_string(id) + " is " + status.state +
+                     ": only a PAUSED experiment can be activated");
   }
   const fs::path run = store.directory(id) / "run";
   if (!fs::exists(run / "run.json")) {
-    throw StoreError("experiment " + std::to_string(id) + " stopped before its first trial was started: nothing to resume "
+    throw StoreError("experiment " + std::to_string(id) +
+                     " stopped before its first trial was started: nothing to resume "
                      "(see its experiment.log)");
   }
-  const RunBody body = [&](const RunnerOptions& run_options, std::ostream& run_out, std::ostream& run_err) {
+  const RunBody body = [&](const RunnerOptions& run_options, std::ostream& run_out,
+                           std::ostream& run_err) {
     return report_errors("activate", run_err, [&] {
       const std::unique_ptr<Launcher> launcher = make_local_launcher();
       return exit_code(resume_experiment(run, run_options, *launcher, run_out, run_err));
@@ -50,10 +54,11 @@ const runner_cli::Command& activate_command() {
       "a PAUSED experiment (or one whose runner was killed) resumes",
       "Resumes a PAUSED experiment (paused, or its runner was killed) from its journal, in the\n"
       "background (output appended to its experiment.log), unless --attached.\n",
-      runner_cli::with_run_options(cli::OptionSet("activate")
-                                       .add(runner_cli::experiment_id_argument())
-                                       .flag("--attached", "run it here and exit as `searcher-run resume` does"),
-                                   false),
+      runner_cli::with_run_options(
+          cli::OptionSet("activate")
+              .add(runner_cli::experiment_id_argument())
+              .flag("--attached", "run it here and exit as `searcher-run resume` does"),
+          false),
       activate_experiment};
   return command;
 }

@@ -11,7 +11,7 @@ namespace hpsearch::runner_detail {
 /// or an absolute path inside it; absent: host_path itself). Without a `type` (only the save
 /// policy, or no section): `fallback`. Any other type (s3, gcs, azure, directory) throws
 /// RunnerSetupError naming the field, the value and what is supported.
-[[nodiscard]] std::filesystem::path checkpoint_storage_directory(const nlohmann::json& document,
-                                                                 const std::filesystem::path& fallback);
+[[nodiscard]] std::filesystem::path checkpoint_storage_directory(
+    const nlohmann::json& document, const std::filesystem::path& fallback);
 
 }  // namespace hpsearch::runner_detail

@@ -16,10 +16,15 @@ namespace hpsearch {
 namespace runner_cli {
 
 const std::vector<const Command*>& commands() {
-  static const std::vector<const Command*> all{
-      &run_command(),           &resume_command(),          &store::create_command(), &store::ls_command(),
-      &store::describe_command(), &store::pause_command(), &store::activate_command(), &store::kill_command(),
-      &store::delete_command()};
+  static const std::vector<const Command*> all{&run_command(),
+                                               &resume_command(),
+                                               &store::create_command(),
+                                               &store::ls_command(),
+                                               &store::describe_command(),
+                                               &store::pause_command(),
+                                               &store::activate_command(),
+                                               &store::kill_command(),
+                                               &store::delete_command()};
   return all;
 }
 
@@ -42,16 +47,19 @@ std::string main_help() {
   const std::vector<const Command*>& all = runner_cli::commands();
   const std::vector<const Command*> runs(all.begin(), all.begin() + 2);
   const std::vector<const Command*> store(all.begin() + 2, all.end());
-  return "searcher-run: run a hyperparameter search with real training processes, on this machine or\n"
+  return "searcher-run: run a hyperparameter search with real training processes, on this machine "
+         "or\n"
          "as Slurm jobs (--launcher slurm).\n"
          "\n"
          "Usage:\n" +
          command_list(runs) +
-         cli::columns({{"searcher-run help [COMMAND]", "this text, or a command's options (also: COMMAND --help)"},
+         cli::columns({{"searcher-run help [COMMAND]",
+                        "this text, or a command's options (also: COMMAND --help)"},
                        {"searcher-run --version", ""}},
                       kSynopsisWidth, kSynopsisWidth) +
          "\n"
-         "The experiment store ($HPSEARCH_HOME, default ${XDG_DATA_HOME:-~/.local/share}/hpsearch),\n"
+         "The experiment store ($HPSEARCH_HOME, default "
+         "${XDG_DATA_HOME:-~/.local/share}/hpsearch),\n"
          "which the Python SDK (determined.experimental.client) uses; see docs/sdk.md:\n" +
          command_list(store) +
          R"(
@@ -77,10 +85,12 @@ metrics and outcome; DIR/runner.log has the log.
 )" + runner_cli::run_option_group().help("Run options (of run, resume, create and activate):") +
          "\n" +
          runner_cli::launch_option_group().help(
-             "Where trials run (options of run and resume; resume keeps what run was given unless told):") +
+             "Where trials run (options of run and resume; resume keeps what run was given unless "
+             "told):") +
          "\n"
          "Exit codes: " +
-         std::to_string(cli::kExitOk) + " the search completed, " + std::to_string(cli::kExitFailure) +
+         std::to_string(cli::kExitOk) + " the search completed, " +
+         std::to_string(cli::kExitFailure) +
          " it failed (every trial errored) or the runner could not\n"
          "go on, " +
          std::to_string(cli::kExitUsage) +
@@ -89,7 +99,8 @@ metrics and outcome; DIR/runner.log has the log.
 
 const Command* find_command(const std::string& name) {
   const std::vector<const Command*>& all = runner_cli::commands();
-  const auto it = std::find_if(all.begin(), all.end(), [&](const Command* c) { return c->name() == name; });
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const Command* c) { return c->name() == name; });
   return it == all.end() ? nullptr : *it;
 }
 
@@ -128,7 +139,8 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
       return cli::kExitOk;
     }
     const Command* command = find_command(name);
-    if (command == nullptr) throw UsageError("unknown command '" + name + "' (commands: " + command_names() + ")");
+    if (command == nullptr)
+      throw UsageError("unknown command '" + name + "' (commands: " + command_names() + ")");
     const cli::Args parsed = command->options.parse(rest);
     if (parsed.flag("--help")) {
       out << command->help();

@@ -15,7 +15,8 @@
 namespace hpsearch::runner_cli {
 
 std::string Command::help() const {
-  return "Usage: searcher-run " + synopsis + "\n\n" + about + (about.empty() ? "" : "\n") + options.help();
+  return "Usage: searcher-run " + synopsis + "\n\n" + about + (about.empty() ? "" : "\n") +
+         options.help();
 }
 
 const cli::OptionSet& run_option_group() {
@@ -25,7 +26,8 @@ const cli::OptionSet& run_option_group() {
         .value("--snapshot-every", "N",
                "journal records between snapshots (default 64; at least one per\n"
                "trial, so large experiments snapshot less often)")
-        .value("--pause-seconds", "X", "how long trials get to pause after Ctrl-C before they are killed (30)")
+        .value("--pause-seconds", "X",
+               "how long trials get to pause after Ctrl-C before they are killed (30)")
         .value("--trial-timeout", "X",
                "a trial that reports nothing for X seconds is killed and restarted from\n"
                "its checkpoint, counting against max_restarts (default 0: never;\n"
@@ -38,8 +40,10 @@ const cli::OptionSet& run_option_group() {
 RunnerOptions runner_options(const cli::Args& args, bool terminal) {
   RunnerOptions options;
   options.terminal = terminal;
-  options.slots = args.count("--slots", 1, 4096).value_or(std::max(1U, std::thread::hardware_concurrency()));
-  options.snapshot_every = args.count("--snapshot-every", 1, 1'000'000).value_or(options.snapshot_every);
+  options.slots =
+      args.count("--slots", 1, 4096).value_or(std::max(1U, std::thread::hardware_concurrency()));
+  options.snapshot_every =
+      args.count("--snapshot-every", 1, 1'000'000).value_or(options.snapshot_every);
   options.pause_seconds = args.nonnegative("--pause-seconds").value_or(options.pause_seconds);
   options.trial_timeout = args.nonnegative("--trial-timeout");
   return options;
@@ -60,7 +64,8 @@ const cli::OptionSet& launch_option_group() {
         .value("--partition", "P", "the jobs' Slurm partition (slurm only)")
         .value("--account", "A", "the jobs' Slurm account (slurm only)")
         .value("--time", "T", "the jobs' Slurm time limit (slurm only)")
-        .repeatable("--sbatch-arg", "ARG", "one more sbatch option for every job (repeat it: --sbatch-arg=--mem=4G)")
+        .repeatable("--sbatch-arg", "ARG",
+                    "one more sbatch option for every job (repeat it: --sbatch-arg=--mem=4G)")
         .value("--channel-address", "HOST[:PORT]",
                "trials reach the runner over TCP there (an address of the interface\n"
                "the jobs' nodes reach; default with slurm: this host's name, any port)")
@@ -82,7 +87,8 @@ LaunchSettings launch_settings(const cli::Args& args, LaunchSettings settings) {
     }
   }
   for (const char* option : {"--partition", "--account", "--time", "--sbatch-arg"}) {
-    if (args.has(option) && settings.launcher != "slurm") throw UsageError(std::string(option) + ": only with --launcher slurm");
+    if (args.has(option) && settings.launcher != "slurm")
+      throw UsageError(std::string(option) + ": only with --launcher slurm");
   }
   settings.slurm.partition = args.value("--partition").value_or(settings.slurm.partition);
   settings.slurm.account = args.value("--account").value_or(settings.slurm.account);
@@ -108,7 +114,8 @@ LaunchSettings launch_settings(const cli::Args& args, LaunchSettings settings) {
 
 const cli::OptionSet& experiment_id_argument() {
   static const cli::OptionSet group =
-      cli::OptionSet("experiment id").argument("ID", "the experiment's id, as `searcher-run ls` shows it");
+      cli::OptionSet("experiment id")
+          .argument("ID", "the experiment's id, as `searcher-run ls` shows it");
   return group;
 }
 
@@ -122,9 +129,12 @@ std::unique_ptr<Launcher> launcher_for(const LaunchSettings& settings) {
 
 int exit_code(const RunOutcome& outcome) {
   switch (outcome.end) {
-    case RunEnd::kCompleted: return cli::kExitOk;
-    case RunEnd::kFailed: return cli::kExitFailure;
-    case RunEnd::kInterrupted: return 128 + outcome.signal;
+    case RunEnd::kCompleted:
+      return cli::kExitOk;
+    case RunEnd::kFailed:
+      return cli::kExitFailure;
+    case RunEnd::kInterrupted:
+      return 128 + outcome.signal;
   }
   return cli::kExitFailure;
 }

@@ -24,7 +24,8 @@ struct Command {
   std::string summary;   ///< its line(s) in `searcher-run help`
   std::string about;     ///< `searcher-run help CMD`: between the usage line and the options
   cli::OptionSet options;
-  std::function<int(const cli::Args& args, std::ostream& out, std::ostream& err, bool terminal)> run;
+  std::function<int(const cli::Args& args, std::ostream& out, std::ostream& err, bool terminal)>
+      run;
 
   [[nodiscard]] const std::string& name() const { return options.command(); }
   /// "Usage: searcher-run SYNOPSIS", the about text, the arguments and options.

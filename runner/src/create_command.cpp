@@ -1,8 +1,8 @@
 // `searcher-run create`: a new experiment in the store, run attached or detached.
 #include <memory>
 #include <optional>
-#include <random>
 #include <ostream>
+#include <random>
 
 #include "checkpoint_storage.hpp"
 #include "cli_args.hpp"
@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& err, bool terminal) {
+int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& err,
+                      bool terminal) {
   using namespace runner_cli;
   const fs::path config_path = parsed.required("--config");
   const RunnerOptions options = runner_options(parsed, terminal);
@@ -27,8 +28,9 @@ int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& 
   // A bad config fails here, before anything is stored, with its file:line:col.
   const ExperimentConfig config = load_config(config_path);
   if (!config.entrypoint) {
-    throw RunnerSetupError("the config has no entrypoint: an experiment needs the command that trains a trial "
-                           "(e.g. entrypoint: python3 train.py)");
+    throw RunnerSetupError(
+        "the config has no entrypoint: an experiment needs the command that trains a trial "
+        "(e.g. entrypoint: python3 train.py)");
   }
   // checkpoint_storage is checked now too: a type searcher-run cannot serve is refused before
   // anything is stored.
@@ -38,7 +40,8 @@ int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& 
   // everything after is a function of it.
   if (!seed) seed = config.experiment_seed;
   if (!seed) seed = static_cast<std::uint32_t>(std::random_device{}());
-  const fs::path model_dir = parsed.value("--model-dir").value_or(fs::absolute(config_path).parent_path());
+  const fs::path model_dir =
+      parsed.value("--model-dir").value_or(fs::absolute(config_path).parent_path());
   const std::vector<std::string> include_args = parsed.all("--include");
   std::vector<fs::path> includes(include_args.begin(), include_args.end());
 
@@ -62,11 +65,12 @@ int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& 
       out << "experiment " << id << " created in " << dir.string() << std::endl;
     }
   };
-  const RunBody body = [&](const RunnerOptions& run_options, std::ostream& run_out, std::ostream& run_err) {
+  const RunBody body = [&](const RunnerOptions& run_options, std::ostream& run_out,
+                           std::ostream& run_err) {
     return report_errors("create", run_err, [&] {
       const std::unique_ptr<Launcher> launcher = make_local_launcher();
-      return exit_code(start_experiment(dir / "experiment.yaml", dir / "run", dir / "model", seed, run_options,
-                                        *launcher, run_out, run_err));
+      return exit_code(start_experiment(dir / "experiment.yaml", dir / "run", dir / "model", seed,
+                                        run_options, *launcher, run_out, run_err));
     });
   };
   return run_in_store(store, id, parsed.flag("--detach"), options, body, announce, out, err);
@@ -82,7 +86,8 @@ const runner_cli::Command& create_command() {
       "the run; prints its id; --detach returns at once, the run\n"
       "going on in the background (output in experiment.log); the\n"
       "seed: --seed, else the config's, else one chosen and recorded",
-      "Creates an experiment in the store ($HPSEARCH_HOME; see docs/sdk.md): a copy of the config,\n"
+      "Creates an experiment in the store ($HPSEARCH_HOME; see docs/sdk.md): a copy of the "
+      "config,\n"
       "a snapshot of the model directory and the run, and prints its id. Attached (the default)\n"
       "it runs the search and exits as `searcher-run run` does; detached, it returns once the\n"
       "run is under way in the background (its output in the experiment's experiment.log).\n",
@@ -95,8 +100,9 @@ const runner_cli::Command& create_command() {
               .repeatable("--include", "PATH",
                           "one more file or directory, copied into the snapshot under its own\n"
                           "name (repeat it)")
-              .value("--seed", "N", "search seed; else the config's reproducibility.experiment_seed, else a seed\n"
-                      "chosen now and recorded (describe shows it)")
+              .value("--seed", "N",
+                     "search seed; else the config's reproducibility.experiment_seed, else a seed\n"
+                     "chosen now and recorded (describe shows it)")
               .flag("--detach", "return once the run is under way; it goes on in the background")
               .flag("--json", "print {\"id\": ..., \"directory\": ...} instead of a sentence"),
           false),

@@ -35,7 +35,8 @@ Checkpoints checkpoints_of(const fs::path& dir) {
     found.storage = experiment["checkpoint_storage"].get<std::string>();
   }
   for (const nlohmann::json& t : experiment.value("trials", nlohmann::json::array())) {
-    std::vector<nlohmann::json> listed = t.value("stored_checkpoints", std::vector<nlohmann::json>{});
+    std::vector<nlohmann::json> listed =
+        t.value("stored_checkpoints", std::vector<nlohmann::json>{});
     if (t.contains("checkpoint") && t["checkpoint"].is_object()) listed.push_back(t["checkpoint"]);
     for (const nlohmann::json& c : listed) {
       if (c.is_object() && c.contains("storage_id") && c["storage_id"].is_string() &&
@@ -53,11 +54,14 @@ void refuse_if_registered(const fs::path& root, std::uint64_t id, const Checkpoi
   for (const RegisteredVersion& v : registered_versions(root)) {
     const bool ours = v.experiment_id ? *v.experiment_id == id
                                       : checkpoints.uuids.contains(v.checkpoint_uuid) ||
-                                            (!v.checkpoint_uuid.empty() && fs::exists(checkpoints.storage / v.checkpoint_uuid));
+                                            (!v.checkpoint_uuid.empty() &&
+                                             fs::exists(checkpoints.storage / v.checkpoint_uuid));
     if (ours) {
-      throw StoreError("experiment " + std::to_string(id) + ": its checkpoint " + v.checkpoint_uuid + " is version " +
-                       v.version.dump() + " of model '" + v.model +
-                       "' in the model registry; delete that model (Model.delete()) before deleting the experiment");
+      throw StoreError("experiment " + std::to_string(id) + ": its checkpoint " +
+                       v.checkpoint_uuid + " is version " + v.version.dump() + " of model '" +
+                       v.model +
+                       "' in the model registry; delete that model (Model.delete()) before "
+                       "deleting the experiment");
     }
   }
 }
@@ -85,7 +89,8 @@ int delete_experiment(const cli::Args& parsed, std::ostream& out, std::ostream&,
   // Determined deletes an experiment's artifacts from its storage.
   // (Storage inside the experiment's directory was renamed with it: these paths are gone.)
   std::error_code ignored;
-  for (const std::string& uuid : checkpoints.uuids) fs::remove_all(checkpoints.storage / uuid, ignored);
+  for (const std::string& uuid : checkpoints.uuids)
+    fs::remove_all(checkpoints.storage / uuid, ignored);
   fs::remove_all(doomed);
   out << "experiment " << id << " deleted\n";
   return cli::kExitOk;
@@ -101,7 +106,9 @@ const runner_cli::Command& delete_command() {
       "Removes experiment ID from the store: its directory, checkpoints and trial ids. A running\n"
       "(ACTIVE) experiment is refused: pause or kill it first. So is one with a checkpoint\n"
       "registered as a model version: delete that model first.\n",
-      cli::OptionSet("delete").add(runner_cli::experiment_id_argument()).flag("--help", "this text"),
+      cli::OptionSet("delete")
+          .add(runner_cli::experiment_id_argument())
+          .flag("--help", "this text"),
       delete_experiment};
   return command;
 }

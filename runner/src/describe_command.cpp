@@ -34,7 +34,8 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
   j["smaller_is_better"] = nullptr;
   try {
     const ExperimentConfig config = load_config(dir / "experiment.yaml");
-    if (config.document.is_object()) j["name"] = config.document.value("name", nlohmann::json(nullptr));
+    if (config.document.is_object())
+      j["name"] = config.document.value("name", nlohmann::json(nullptr));
     j["metric"] = config.searcher.metric;
     j["smaller_is_better"] = config.searcher.smaller_is_better;
   } catch (const std::exception& e) {
@@ -64,35 +65,42 @@ std::string text_of(const nlohmann::json& value) {
 namespace {
 
 void print_human(const nlohmann::json& j, std::ostream& out) {
-  out << "experiment " << j["id"] << (j["name"].is_string() ? " (" + j["name"].get<std::string>() + ")" : "") << ": "
+  out << "experiment " << j["id"]
+      << (j["name"].is_string() ? " (" + j["name"].get<std::string>() + ")" : "") << ": "
       << j["state"].get<std::string>();
   if (!j["exit_code"].is_null()) out << " (exit code " << j["exit_code"] << ")";
   out << '\n';
-  if (!j["reason"].get<std::string>().empty()) out << "  " << j["reason"].get<std::string>() << '\n';
-  out << "  started " << text_of(j["started"]) << ", ended " << text_of(j["ended"]) << ", experiment seed "
-      << text_of(j["seed"]) << '\n'
-      << "  directory " << j["directory"].get<std::string>() << " (log: experiment.log, runner: run/)\n";
+  if (!j["reason"].get<std::string>().empty())
+    out << "  " << j["reason"].get<std::string>() << '\n';
+  out << "  started " << text_of(j["started"]) << ", ended " << text_of(j["ended"])
+      << ", experiment seed " << text_of(j["seed"]) << '\n'
+      << "  directory " << j["directory"].get<std::string>()
+      << " (log: experiment.log, runner: run/)\n";
   const nlohmann::json& e = j["experiment"];
   if (!e.is_object()) {
     out << "  no trial yet\n";
     return;
   }
   out << "  searcher metric " << text_of(e.value("metric", nlohmann::json(nullptr)))
-      << (e.value("smaller_is_better", true) ? " (smaller is better)" : " (larger is better)") << ", progress "
-      << std::fixed << std::setprecision(1) << 100 * e.value("progress", 0.0) << "%\n";
+      << (e.value("smaller_is_better", true) ? " (smaller is better)" : " (larger is better)")
+      << ", progress " << std::fixed << std::setprecision(1) << 100 * e.value("progress", 0.0)
+      << "%\n";
   if (e.contains("best")) {
     const nlohmann::json& b = e["best"];
-    out << "  best: trial index " << b["trial"] << ", " << text_of(b["metric"]) << " at length " << b["length"]
-        << ", hparams " << json_line(b["hparams"]) << '\n';
+    out << "  best: trial index " << b["trial"] << ", " << text_of(b["metric"]) << " at length "
+        << b["length"] << ", hparams " << json_line(b["hparams"]) << '\n';
   }
   out << "  TRIAL_ID  INDEX  STATE            VALIDATIONS  LAST_METRIC  CHECKPOINT\n";
   for (const nlohmann::json& t : e["trials"]) {
     const nlohmann::json& validations = t["validations"];
     const nlohmann::json& checkpoint = t["checkpoint"];
-    out << "  " << std::left << std::setw(8) << text_of(t["trial_id"]) << "  " << std::setw(5) << t["trial"].dump() << "  "
-        << std::setw(15) << t["outcome"].get<std::string>() << "  " << std::setw(11) << validations.size() << "  "
-        << std::setw(11) << (validations.empty() ? "-" : text_of(validations.back()["metric"])) << "  "
-        << (checkpoint.is_object() ? checkpoint.value("storage_id", checkpoint.value("path", std::string())) : "-")
+    out << "  " << std::left << std::setw(8) << text_of(t["trial_id"]) << "  " << std::setw(5)
+        << t["trial"].dump() << "  " << std::setw(15) << t["outcome"].get<std::string>() << "  "
+        << std::setw(11) << validations.size() << "  " << std::setw(11)
+        << (validations.empty() ? "-" : text_of(validations.back()["metric"])) << "  "
+        << (checkpoint.is_object()
+                ? checkpoint.value("storage_id", checkpoint.value("path", std::string()))
+                : "-")
         << std::right << '\n';
   }
 }
@@ -118,8 +126,9 @@ const runner_cli::Command& describe_command() {
       "checkpoint.\n",
       cli::OptionSet("describe")
           .add(runner_cli::experiment_id_argument())
-          .flag("--json", "print everything as one JSON object (the store's record and the\n"
-                          "runner's experiment.json, each trial with its trial_id)")
+          .flag("--json",
+                "print everything as one JSON object (the store's record and the\n"
+                "runner's experiment.json, each trial with its trial_id)")
           .flag("--help", "this text"),
       describe_experiment};
   return command;

@@ -9,25 +9,25 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <functional>
-#include <iterator>
-#include <set>
-#include <sstream>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <ostream>
+#include <set>
+#include <sstream>
 
-#include "hpsearch/config/config.hpp"
+#include "checkpoint_storage.hpp"
 #include "hpsearch/config/catalog.hpp"
+#include "hpsearch/config/config.hpp"
 #include "hpsearch/runner/supervisor.hpp"
 #include "hpsearch/runner/trial_channel.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
-#include "checkpoint_storage.hpp"
 #include "journaled_searcher.hpp"
 #include "metric_plots.hpp"
 #include "report.hpp"
@@ -88,11 +88,13 @@ class ExperimentLock {
  public:
   explicit ExperimentLock(const fs::path& directory)
       : fd_(::open((directory / "runner.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ < 0) throw RunnerSetupError("cannot open " + (directory / "runner.lock").string() + ": " + std::strerror(errno));
+    if (fd_ < 0)
+      throw RunnerSetupError("cannot open " + (directory / "runner.lock").string() + ": " +
+                             std::strerror(errno));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd_);
-      throw RunnerSetupError("another searcher-run is running the experiment in '" + directory.string() +
-                             "' (it holds runner.lock); stop it first");
+      throw RunnerSetupError("another searcher-run is running the experiment in '" +
+                             directory.string() + "' (it holds runner.lock); stop it first");
     }
   }
   ~ExperimentLock() { ::close(fd_); }
@@ -126,7 +128,10 @@ std::vector<std::string> output_tail(const fs::path& log, std::size_t lines) {
 }
 
 std::string shell_quote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos) {
+  if (!word.empty() &&
+      word.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
+          std::string::npos) {
     return word;
   }
   std::string quoted = "'";
@@ -138,23 +143,31 @@ class Experiment final : private SupervisorListener {
  public:
   Experiment(const fs::path& directory, ExperimentConfig config, RunSettings settings,
              const RunnerOptions& options, Launcher& launcher, std::ostream& out, std::ostream& err)
-      : directory_(directory), lock_(directory), config_(std::move(config)), settings_(std::move(settings)),
-        options_(options), launcher_(launcher),
+      : directory_(directory),
+        lock_(directory),
+        config_(std::move(config)),
+        settings_(std::move(settings)),
+        options_(options),
+        launcher_(launcher),
         searcher_(make_searcher(config_.searcher, config_.hyperparameters, settings_.seed)),
         // The config's shared_fs checkpoint_storage, else --shared-dir's, else the experiment's.
         storage_(checkpoint_storage_directory(
             config_.document,
-            (options.launch.shared_dir.empty() ? directory : fs::absolute(options.launch.shared_dir)) / "checkpoints")),
+            (options.launch.shared_dir.empty() ? directory
+                                               : fs::absolute(options.launch.shared_dir)) /
+                "checkpoints")),
         metrics_(config_.searcher.metric, config_.searcher.smaller_is_better),
         channel_(options.launch.channel_address.empty()
                      ? std::make_unique<TrialChannel>(directory / "channel.sock")
-                     : std::make_unique<TrialChannel>(parse_tcp_endpoint(options.launch.channel_address))),
+                     : std::make_unique<TrialChannel>(
+                           parse_tcp_endpoint(options.launch.channel_address))),
         supervisor_(launcher, options.slots, *this, channel_.get()),
         report_(config_, directory, settings_.seed, options.terminal, out, err,
                 [this](std::uint32_t i) { return supervisor_.is_running(i); }) {
     if (!config_.entrypoint) {
-      throw RunnerSetupError("the config has no entrypoint: searcher-run needs the command that trains "
-                        "a trial (e.g. entrypoint: python3 train.py)");
+      throw RunnerSetupError(
+          "the config has no entrypoint: searcher-run needs the command that trains "
+          "a trial (e.g. entrypoint: python3 train.py)");
     }
     read_run_settings_from_document();
     const nlohmann::json& entry = *config_.entrypoint;
@@ -175,27 +188,32 @@ class Experiment final : private SupervisorListener {
     const nlohmann::json& doc = config_.document;
     const auto count = [&](const char* section, const char* field, std::uint64_t minimum,
                            std::uint64_t fallback) -> std::uint64_t {
-      if (!doc.is_object() || !doc.contains(section) || !doc[section].is_object() || !doc[section].contains(field) ||
-          doc[section][field].is_null()) {
+      if (!doc.is_object() || !doc.contains(section) || !doc[section].is_object() ||
+          !doc[section].contains(field) || doc[section][field].is_null()) {
         return fallback;
       }
       const nlohmann::json& value = doc[section][field];
-      if (!value.is_number_integer() || value.get<std::int64_t>() < static_cast<std::int64_t>(minimum)) {
+      if (!value.is_number_integer() ||
+          value.get<std::int64_t>() < static_cast<std::int64_t>(minimum)) {
         throw RunnerSetupError(std::string(section) + "." + field + ": must be an integer >= " +
                                std::to_string(minimum) + ", got " + value.dump());
       }
       return value.get<std::uint64_t>();
     };
     slots_per_trial_ = count("resources", "slots_per_trial", 1, 1);
-    save_policy_.experiment_best = count("checkpoint_storage", "save_experiment_best", 0, save_policy_.experiment_best);
-    save_policy_.trial_best = count("checkpoint_storage", "save_trial_best", 0, save_policy_.trial_best);
-    save_policy_.trial_latest = count("checkpoint_storage", "save_trial_latest", 0, save_policy_.trial_latest);
+    save_policy_.experiment_best =
+        count("checkpoint_storage", "save_experiment_best", 0, save_policy_.experiment_best);
+    save_policy_.trial_best =
+        count("checkpoint_storage", "save_trial_best", 0, save_policy_.trial_best);
+    save_policy_.trial_latest =
+        count("checkpoint_storage", "save_trial_latest", 0, save_policy_.trial_latest);
     // The config the trials see is the one the run uses: the experiment seed filled in (the
     // given one, --seed's, or the store's pick), as Determined's master fills it in.
     // (A config with no JSON form, e.g. YAML's .inf somewhere, stays null.)
     nlohmann::json used = doc;
     if (used.is_object()) {
-      if (!used.contains("reproducibility") || !used["reproducibility"].is_object()) used["reproducibility"] = nlohmann::json::object();
+      if (!used.contains("reproducibility") || !used["reproducibility"].is_object())
+        used["reproducibility"] = nlohmann::json::object();
       used["reproducibility"]["experiment_seed"] = settings_.seed;
     }
     write_file_atomically(directory_ / "config.json", used.dump(2) + '\n');
@@ -215,7 +233,8 @@ class Experiment final : private SupervisorListener {
       std::ifstream in(snapshot_path);
       const nlohmann::json snapshot = nlohmann::json::parse(in);
       if (snapshot.at("format_version") != kFormatVersion) {
-        throw RunnerError("snapshot.json: unknown format_version " + snapshot.at("format_version").dump());
+        throw RunnerError("snapshot.json: unknown format_version " +
+                          snapshot.at("format_version").dump());
       }
       searcher_.restore(snapshot.at("searcher"), snapshot.at("seq").get<std::uint64_t>());
       for (const nlohmann::json& t : snapshot.at("trials")) add_trial(trial_record_from_json(t));
@@ -233,19 +252,22 @@ class Experiment final : private SupervisorListener {
     }
     const JournalContents journal = read_journal(directory_ / "journal.jsonl");
     if (journal.torn_tail) {
-      report_.log("the journal ends in a record cut short by the crash; it was never acted on and is dropped");
+      report_.log(
+          "the journal ends in a record cut short by the crash; it was never acted on and is "
+          "dropped");
       truncate_journal(directory_ / "journal.jsonl", journal.valid_bytes);
     }
     replaying_ = true;
-    const std::uint64_t replayed = searcher_.replay_journal(
-        journal, (directory_ / "journal.jsonl").string(), [this](const ReplayedRecord& r) { replay(r); });
+    const std::uint64_t replayed =
+        searcher_.replay_journal(journal, (directory_ / "journal.jsonl").string(),
+                                 [this](const ReplayedRecord& r) { replay(r); });
     replaying_ = false;
     searcher_.open(directory_ / "journal.jsonl");
     for (std::uint32_t i = 0; i < trials_.size(); ++i) {
       metrics_.load(i, report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
     }
-    report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " + std::to_string(replayed) +
-                " journal records replayed after the snapshot (record " +
+    report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " +
+                std::to_string(replayed) + " journal records replayed after the snapshot (record " +
                 std::to_string(searcher_.snapshot_seq()) + "), every answer identical");
     if (!started_) feed_initial();
     // A crash between journaling a create and its trial_created leaves a trial the searcher
@@ -256,7 +278,8 @@ class Experiment final : private SupervisorListener {
     // Jobs that outlived the old runner are taken back; what else it left is killed.
     for (std::uint32_t i = 0; i < trials_.size(); ++i) reattach(i);
     if (const std::size_t killed = launcher_.kill_leftovers(marker()); killed > 0) {
-      report_.log("killed " + std::to_string(killed) + " trial processes left over from the previous run");
+      report_.log("killed " + std::to_string(killed) +
+                  " trial processes left over from the previous run");
     }
     // Processes died with the old runner: trials with work are relaunched from their latest
     // checkpoint, and those that were closing are closed; reattached ones get their commands.
@@ -280,7 +303,8 @@ class Experiment final : private SupervisorListener {
     if (t.job.empty()) return;
     std::unique_ptr<TrialProcess> process = launcher_.reattach(t.job);
     if (!process) {
-      report_.log(name(i) + ": its job " + t.job + " is no longer known to the launcher; it is launched again if it has work");
+      report_.log(name(i) + ": its job " + t.job +
+                  " is no longer known to the launcher; it is launched again if it has work");
       append_runner_record("job_ended", {{"request_id", t.id.to_string()}, {"job", t.job}});
       t.job.clear();
       t.job_token.clear();
@@ -303,8 +327,9 @@ class Experiment final : private SupervisorListener {
       if (supervisor_.running() == 0) {
         if (shut_down_ || interrupted_) break;
         if (!supervisor_.waiting()) {
-          throw RunnerError("the search stalled: no trial is running or waiting and the searcher "
-                            "has not shut down (see runner.log)");
+          throw RunnerError(
+              "the search stalled: no trial is running or waiting and the searcher "
+              "has not shut down (see runner.log)");
         }
       }
       supervisor_.wait(wait_ms(options_.terminal ? 500 : 1000), signals.fd());
@@ -313,10 +338,12 @@ class Experiment final : private SupervisorListener {
         if (!interrupted_) {
           interrupted_ = s;
           pausing = true;
-          pause_deadline = std::chrono::steady_clock::now() +
-                           std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
+          pause_deadline =
+              std::chrono::steady_clock::now() +
+              std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
           report_.log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") +
-                      ": pausing every trial (they checkpoint and exit); send it again to stop them at once");
+                      ": pausing every trial (they checkpoint and exit); send it again to stop "
+                      "them at once");
           for (const std::uint32_t i : supervisor_.running_trials()) reconcile(i);
         } else {
           report_.log("stopping every trial now");
@@ -332,7 +359,8 @@ class Experiment final : private SupervisorListener {
       }
       // A snapshot costs O(trials): taking one at most every `trials` records keeps the
       // amortised cost per event constant however large the experiment grows.
-      if (searcher_.seq() - searcher_.snapshot_seq() >= std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
+      if (searcher_.seq() - searcher_.snapshot_seq() >=
+          std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
         write_state();
       }
       report_.status(trials_, searcher_.progress());
@@ -341,18 +369,23 @@ class Experiment final : private SupervisorListener {
       // The experiment's best checkpoints are known only now: the last pass of the policy.
       const std::set<std::string> best = experiment_best_checkpoints();
       for (std::uint32_t i = 0; i < trials_.size(); ++i) {
-        (void)collect_garbage(i, [&](const std::string& id) { return best.contains(id); }, true);
+        (void)collect_garbage(
+            i, [&](const std::string& id) { return best.contains(id); }, true);
       }
     }
     // Drawn once, when the run ends: reading every report is O(reports), too much per event.
     std::vector<fs::path> files;
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) files.push_back(report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
-    plots_ = write_metric_plots(directory_ / "plots", files, config_.searcher.metric, config_.searcher.smaller_is_better);
+    for (std::uint32_t i = 0; i < trials_.size(); ++i)
+      files.push_back(report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+    plots_ = write_metric_plots(directory_ / "plots", files, config_.searcher.metric,
+                                config_.searcher.smaller_is_better);
     write_state();
     report_.clear_status();
     const bool paused = interrupted_ && !shut_down_;
     report_.summary(paused, shutdown_.failure, trials_, options_.continue_command);
-    return {paused ? RunEnd::kInterrupted : shutdown_.failure ? RunEnd::kFailed : RunEnd::kCompleted,
+    return {paused              ? RunEnd::kInterrupted
+            : shutdown_.failure ? RunEnd::kFailed
+                                : RunEnd::kCompleted,
             interrupted_};
   }
 
@@ -380,16 +413,20 @@ class Experiment final : private SupervisorListener {
   // machine crash changes only that order, and the next synced record syncs them.
   void append_order_record(const char* kind, std::uint32_t i) {
     note_order(kind, i);
-    append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}}, std::strcmp(kind, "launched") == 0);
+    append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}},
+                         std::strcmp(kind, "launched") == 0);
   }
 
   // The order trials wait and run in, as those records say (live, and when replayed).
   // O(1) for the usual moves (a trial launched from the front of the queue, one of `slots`
   // running trials exiting): the list a trial is in is known, and it is searched from the front.
   void note_order(const std::string& kind, std::uint32_t i) {
-    if (order_place_.size() <= i) order_place_.resize(std::max<std::size_t>(trials_.size(), i + 1), kNowhere);
-    if (order_place_[i] == kWaiting) order_waiting_.erase(std::find(order_waiting_.begin(), order_waiting_.end(), i));
-    if (order_place_[i] == kRunning) order_running_.erase(std::find(order_running_.begin(), order_running_.end(), i));
+    if (order_place_.size() <= i)
+      order_place_.resize(std::max<std::size_t>(trials_.size(), i + 1), kNowhere);
+    if (order_place_[i] == kWaiting)
+      order_waiting_.erase(std::find(order_waiting_.begin(), order_waiting_.end(), i));
+    if (order_place_[i] == kRunning)
+      order_running_.erase(std::find(order_running_.begin(), order_running_.end(), i));
     order_place_[i] = kNowhere;
     if (kind == "queued") {
       order_waiting_.push_back(i);
@@ -432,7 +469,9 @@ class Experiment final : private SupervisorListener {
         t.hparams = create->hparams;
         add_trial(std::move(t));
         // In the experiment store: the trial's global id, given now so ids follow creation.
-        if (options_.trial_id) (void)options_.trial_id(create->request_id.to_string(), static_cast<std::uint32_t>(trials_.size()));
+        if (options_.trial_id)
+          (void)options_.trial_id(create->request_id.to_string(),
+                                  static_cast<std::uint32_t>(trials_.size()));
         created.push_back(create->request_id);
       } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
         trials_[index_of(validate->request_id)].target = validate->length;
@@ -465,18 +504,21 @@ class Experiment final : private SupervisorListener {
     }
     if (record.runner_kind == "checkpoint_deleted") {
       const nlohmann::json& c = record.runner_body;
-      forget_checkpoint(index_of(parse_id(c.at("request_id"))), c.at("storage_id").get<std::string>());
+      forget_checkpoint(index_of(parse_id(c.at("request_id"))),
+                        c.at("storage_id").get<std::string>());
       return;
     }
     if (record.runner_kind == "job" || record.runner_kind == "job_ended") {
       TrialRecord& t = trials_[index_of(parse_id(record.runner_body.at("request_id")))];
       t.job = record.runner_kind == "job" ? record.runner_body.at("job").get<std::string>() : "";
-      t.job_token = record.runner_kind == "job" ? record.runner_body.at("token").get<std::string>() : "";
+      t.job_token =
+          record.runner_kind == "job" ? record.runner_body.at("token").get<std::string>() : "";
       return;
     }
     // The supervisor's queue and launches, replayed so that resume keeps the old run's order.
     // A launch's record also counts it: a resumed run goes on with the next trial_run_id.
-    if (record.runner_kind == "queued" || record.runner_kind == "launched" || record.runner_kind == "exited") {
+    if (record.runner_kind == "queued" || record.runner_kind == "launched" ||
+        record.runner_kind == "exited") {
       const std::uint32_t i = index_of(parse_id(record.runner_body.at("request_id")));
       if (record.runner_kind == "launched") ++trials_[i].launches;
       note_order(record.runner_kind, i);
@@ -549,7 +591,10 @@ class Experiment final : private SupervisorListener {
     if (trial_timeout() <= 0) return longest;
     const auto next = supervisor_.next_silence(silence_limit());
     if (!next) return longest;
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - std::chrono::steady_clock::now()).count() + 1;
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(*next - std::chrono::steady_clock::now())
+            .count() +
+        1;
     return static_cast<int>(std::clamp<long long>(left, 0, longest));
   }
 
@@ -557,11 +602,13 @@ class Experiment final : private SupervisorListener {
   // tree is killed and it is restarted from its latest checkpoint, as for a crash (on_exited).
   void stop_silent_trials() {
     if (trial_timeout() <= 0) return;
-    for (const std::uint32_t i : supervisor_.silent(silence_limit(), std::chrono::steady_clock::now())) {
+    for (const std::uint32_t i :
+         supervisor_.silent(silence_limit(), std::chrono::steady_clock::now())) {
       LaunchState& l = launches_[i];
       if (l.silent || !l.broke_protocol.empty()) continue;  // already being killed
       l.silent = true;
-      report_.log(name(i) + " sent nothing for " + timeout_text() + " s (--trial-timeout): killing it and every "
+      report_.log(name(i) + " sent nothing for " + timeout_text() +
+                  " s (--trial-timeout): killing it and every "
                   "process it started");
       supervisor_.terminate(i, true);
     }
@@ -586,12 +633,16 @@ class Experiment final : private SupervisorListener {
           if (!process.handle().empty()) {  // it may outlive us: journaled, so resume reattaches
             t.job = process.handle();
             t.job_token = supervisor_.token(i);
-            append_runner_record("job", {{"request_id", t.id.to_string()}, {"job", t.job}, {"token", t.job_token}});
+            append_runner_record(
+                "job", {{"request_id", t.id.to_string()}, {"job", t.job}, {"token", t.job_token}});
           }
-          report_.log(name(i) + " started (" + process.describe() + ", " +
-                      (config_.searcher.trial_decides_length ? "train until its script ends"
-                                                             : "train to " + std::to_string(*t.target)) +
-                      (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length) : "") + ")");
+          report_.log(
+              name(i) + " started (" + process.describe() + ", " +
+              (config_.searcher.trial_decides_length ? "train until its script ends"
+                                                     : "train to " + std::to_string(*t.target)) +
+              (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length)
+                            : "") +
+              ")");
           reconcile(i);
         },
         [this](std::uint32_t i, const std::string& why) {
@@ -617,7 +668,8 @@ class Experiment final : private SupervisorListener {
     spec.marker = marker();
     spec.environment = {
         {"HPSEARCH_REQUEST_ID", t.id.to_string()},
-        {"HPSEARCH_TRIAL_ID", std::to_string(options_.trial_id ? options_.trial_id(t.id.to_string(), i + 1) : i + 1)},
+        {"HPSEARCH_TRIAL_ID",
+         std::to_string(options_.trial_id ? options_.trial_id(t.id.to_string(), i + 1) : i + 1)},
         {"HPSEARCH_TRIAL_SEED", std::to_string(t.trial_seed)},
         {"HPSEARCH_HPARAMS", json_line(t.hparams)},
         {"HPSEARCH_TRIAL_DIR", dir.string()},
@@ -641,12 +693,14 @@ class Experiment final : private SupervisorListener {
     if (t.checkpoint) {
       spec.environment["HPSEARCH_LATEST_CHECKPOINT"] = t.checkpoint->path;
       spec.environment["HPSEARCH_LATEST_CHECKPOINT_LENGTH"] = std::to_string(t.checkpoint->length);
-      if (!t.checkpoint->storage_id.empty()) spec.environment["HPSEARCH_LATEST_CHECKPOINT_ID"] = t.checkpoint->storage_id;
+      if (!t.checkpoint->storage_id.empty())
+        spec.environment["HPSEARCH_LATEST_CHECKPOINT_ID"] = t.checkpoint->storage_id;
     }
     // The Python client ships with hpsearch: make `import hpsearch` work without installing it.
     const char* python_path = std::getenv("PYTHONPATH");
     spec.environment["PYTHONPATH"] =
-        python_client_dir().string() + (python_path && *python_path ? std::string(":") + python_path : "");
+        python_client_dir().string() +
+        (python_path && *python_path ? std::string(":") + python_path : "");
     for (const auto& [name, value] : options_.trial_environment) spec.environment[name] = value;
     launches_[i] = LaunchState{};
     return spec;
@@ -672,23 +726,28 @@ class Experiment final : private SupervisorListener {
     }
     if (l.invalid_reported) return broke_protocol(i, line, "a report after invalid_hp");
     if (const auto* progress = std::get_if<ProgressReport>(&report)) {
-      const double units = progress->units ? *progress->units
-                                           : *progress->fraction * static_cast<double>(config_.searcher.max_length.units);
+      const double units =
+          progress->units
+              ? *progress->units
+              : *progress->fraction * static_cast<double>(config_.searcher.max_length.units);
       feed(TrialProgress{t.id, units});
     } else if (const auto* m = std::get_if<MetricsReport>(&report)) {
-      metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group, m->steps_completed, m->metrics,
-                      wall_seconds());
+      metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group,
+                      m->steps_completed, m->metrics, wall_seconds());
       if (driven_by_time_metric() && m->group == "validation") validated_by_metrics(i, line, *m);
     } else if (const auto* v = std::get_if<ValidationReport>(&report)) {
-      if (!l.sent_target) return broke_protocol(i, line, "a validation while no validate_after was outstanding");
+      if (!l.sent_target)
+        return broke_protocol(i, line, "a validation while no validate_after was outstanding");
       if (v->length != *l.sent_target) {
-        return broke_protocol(i, line, "a validation at length " + std::to_string(v->length) +
-                                           ", but it was asked to train to " + std::to_string(*l.sent_target));
+        return broke_protocol(i, line,
+                              "a validation at length " + std::to_string(v->length) +
+                                  ", but it was asked to train to " +
+                                  std::to_string(*l.sent_target));
       }
       l.sent_target.reset();
       t.target.reset();
-      report_.log(name(i) + " validated at " + std::to_string(v->length) + ": " + config_.searcher.metric +
-                  " " + json_line(metric_to_json(v->metric)));
+      report_.log(name(i) + " validated at " + std::to_string(v->length) + ": " +
+                  config_.searcher.metric + " " + json_line(metric_to_json(v->metric)));
       dirty_.push_back(i);
       // The runner's own cost per operation: from the report to the next commands sent,
       // journal syncs included.
@@ -700,13 +759,15 @@ class Experiment final : private SupervisorListener {
       all.update(v->metrics);
       feed(ValidationCompleted{t.id, v->metric, v->length}, all);
       reconcile(i);
-      decisions_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      decisions_.seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       ++decisions_.count;
     } else if (const auto* c = std::get_if<CheckpointReport>(&report)) {
       checkpointed(i, line, *c);
     } else if (const auto* invalid = std::get_if<InvalidHpReport>(&report)) {
       l.invalid_reported = true;
-      report_.log(name(i) + " reported invalid hyperparameters" + (invalid->reason.empty() ? "" : ": " + invalid->reason));
+      report_.log(name(i) + " reported invalid hyperparameters" +
+                  (invalid->reason.empty() ? "" : ": " + invalid->reason));
       feed(TrialExitedEarly{t.id, ExitedReason::kInvalidHp});
     } else if (const auto* e = std::get_if<EarlyExitReport>(&report)) {
       if (e->reason == ExitedReason::kInvalidHp) {
@@ -725,7 +786,8 @@ class Experiment final : private SupervisorListener {
       supervisor_.reply(i, json_line(answer) + '\n');
     } else if (const auto* deleted = std::get_if<CheckpointDeletedReport>(&report)) {
       forget_checkpoint(i, deleted->storage_id);
-      append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", deleted->storage_id}});
+      append_runner_record("checkpoint_deleted",
+                           {{"request_id", t.id.to_string()}, {"storage_id", deleted->storage_id}});
     }
   }
 
@@ -740,18 +802,24 @@ class Experiment final : private SupervisorListener {
     if (m.metrics.contains(time_metric)) {
       const std::optional<double> value = metric_from_json(m.metrics.at(time_metric));
       if (!value || !std::isfinite(*value)) {
-        return broke_protocol(i, line, "its time_metric '" + time_metric + "' must be a finite number, got " +
-                                           m.metrics.at(time_metric).dump());
+        return broke_protocol(i, line,
+                              "its time_metric '" + time_metric +
+                                  "' must be a finite number, got " +
+                                  m.metrics.at(time_metric).dump());
       }
       time = *value;
     }
     if (!m.metrics.contains(config_.searcher.metric)) {
-      return broke_protocol(i, line, "validation metrics without the searcher metric '" + config_.searcher.metric + "'");
+      return broke_protocol(
+          i, line,
+          "validation metrics without the searcher metric '" + config_.searcher.metric + "'");
     }
     const std::optional<double> metric = metric_from_json(m.metrics.at(config_.searcher.metric));
     if (!metric) {
-      return broke_protocol(i, line, "the searcher metric '" + config_.searcher.metric +
-                                         "' must be a number, got " + m.metrics.at(config_.searcher.metric).dump());
+      return broke_protocol(i, line,
+                            "the searcher metric '" + config_.searcher.metric +
+                                "' must be a number, got " +
+                                m.metrics.at(config_.searcher.metric).dump());
     }
     // Several rungs may be passed at once: each gets this value, as the searcher sees it.
     while (t.target && !launches_[i].close_sent && !launches_[i].pause_sent &&
@@ -759,8 +827,9 @@ class Experiment final : private SupervisorListener {
       const std::uint64_t length = *t.target;
       t.target.reset();
       launches_[i].sent_target.reset();
-      report_.log(name(i) + " validated at " + time_metric + " " + json_line(metric_to_json(time)) + " (rung " +
-                  std::to_string(length) + "): " + config_.searcher.metric + " " + json_line(metric_to_json(*metric)));
+      report_.log(name(i) + " validated at " + time_metric + " " + json_line(metric_to_json(time)) +
+                  " (rung " + std::to_string(length) + "): " + config_.searcher.metric + " " +
+                  json_line(metric_to_json(*metric)));
       metrics_.note_searcher_value(*metric);
       feed(ValidationCompleted{t.id, *metric, length}, m.metrics);
       reconcile(i);
@@ -770,10 +839,14 @@ class Experiment final : private SupervisorListener {
   // Determined 0.38's forms: validation metrics at time_metric values drive the search, or
   // (single/random/grid without max_length) each trial trains until its script ends.
   bool driven_by_time_metric() const { return !config_.searcher.time_metric.empty(); }
-  bool trains_on_its_own() const { return driven_by_time_metric() || config_.searcher.trial_decides_length; }
+  bool trains_on_its_own() const {
+    return driven_by_time_metric() || config_.searcher.trial_decides_length;
+  }
   // What the trial is told of max_length: nothing when its script decides.
   std::string configured_length() const {
-    return config_.searcher.trial_decides_length ? "" : std::to_string(config_.searcher.max_length.units);
+    return config_.searcher.trial_decides_length
+               ? ""
+               : std::to_string(config_.searcher.max_length.units);
   }
 
   // Determined 0.38's single/random/grid without max_length: the trial's run is its one
@@ -786,10 +859,12 @@ class Experiment final : private SupervisorListener {
     const std::uint64_t length = *t.target;
     t.target.reset();
     launches_[i].sent_target.reset();
-    report_.log(name(i) + " ended; its last " + config_.searcher.metric + " (at " + std::to_string(curve.back().steps) +
+    report_.log(name(i) + " ended; its last " + config_.searcher.metric + " (at " +
+                std::to_string(curve.back().steps) +
                 " steps) is its validation: " + json_line(metric_to_json(curve.back().value)));
     metrics_.note_searcher_value(curve.back().value);
-    feed(ValidationCompleted{t.id, curve.back().value, length}, metrics_.validation_metrics_at(i, curve.back().steps));
+    feed(ValidationCompleted{t.id, curve.back().value, length},
+         metrics_.validation_metrics_at(i, curve.back().steps));
     reconcile(i);
     return true;
   }
@@ -801,8 +876,10 @@ class Experiment final : private SupervisorListener {
     if (path.is_relative()) path = report_.trial_directory(i, t) / "checkpoints" / path;
     std::error_code error;
     if (!fs::exists(path, error)) {
-      return broke_protocol(i, line, c.storage_id.empty() ? "the checkpoint path does not exist"
-                                                          : "no checkpoint " + c.storage_id + " in " + storage_.string());
+      return broke_protocol(i, line,
+                            c.storage_id.empty()
+                                ? "the checkpoint path does not exist"
+                                : "no checkpoint " + c.storage_id + " in " + storage_.string());
     }
     t.checkpoint = Checkpoint{path.string(), c.length, c.storage_id};
     if (!c.storage_id.empty()) t.stored.push_back(*t.checkpoint);
@@ -826,20 +903,24 @@ class Experiment final : private SupervisorListener {
   // checkpoint's steps), the rest are deleted unless `protect` says they are among the
   // experiment's best, or they are model versions in the store's registry. False when the
   // registry is locked elsewhere and `wait` is false: nothing was done, try again later.
-  bool collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect, bool wait) {
+  bool collect_garbage(std::uint32_t i, const std::function<bool(const std::string&)>& protect,
+                       bool wait) {
     TrialRecord& t = trials_[i];
     const std::size_t n = t.stored.size();
     std::vector<bool> keep(n, false);
-    for (std::size_t k = n - std::min<std::size_t>(n, save_policy_.trial_latest); k < n; ++k) keep[k] = true;
+    for (std::size_t k = n - std::min<std::size_t>(n, save_policy_.trial_latest); k < n; ++k)
+      keep[k] = true;
     std::vector<std::pair<double, std::size_t>> ranked;
     const double sign = config_.searcher.smaller_is_better ? 1 : -1;
     for (std::size_t k = 0; k < n; ++k) {
-      if (const auto metric = metrics_.searcher_metric_at(i, t.stored[k].length); metric && !std::isnan(*metric)) {
+      if (const auto metric = metrics_.searcher_metric_at(i, t.stored[k].length);
+          metric && !std::isnan(*metric)) {
         ranked.emplace_back(sign * *metric, k);
       }
     }
     std::stable_sort(ranked.begin(), ranked.end());
-    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.trial_best); ++r) keep[ranked[r].second] = true;
+    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.trial_best); ++r)
+      keep[ranked[r].second] = true;
     std::vector<std::string> doomed;
     for (std::size_t k = 0; k < n; ++k) {
       if (!keep[k] && !protect(t.stored[k].storage_id)) doomed.push_back(t.stored[k].storage_id);
@@ -852,20 +933,25 @@ class Experiment final : private SupervisorListener {
       try {
         registry = options_.lock_registry(wait);
       } catch (const std::exception& e) {
-        report_.log(name(i) + ": its checkpoints are kept, the model registry cannot be read: " + e.what());
+        report_.log(name(i) +
+                    ": its checkpoints are kept, the model registry cannot be read: " + e.what());
         return true;
       }
       if (!registry) return false;
-      std::erase_if(doomed, [&](const std::string& id) { return registry->registered_checkpoints.contains(id); });
+      std::erase_if(doomed, [&](const std::string& id) {
+        return registry->registered_checkpoints.contains(id);
+      });
     }
     for (const std::string& id : doomed) {
       std::error_code ignored;
-      append_runner_record("checkpoint_deleted", {{"request_id", t.id.to_string()}, {"storage_id", id}});
+      append_runner_record("checkpoint_deleted",
+                           {{"request_id", t.id.to_string()}, {"storage_id", id}});
       fs::remove_all(storage_ / id, ignored);
       forget_checkpoint(i, id);
     }
     if (!doomed.empty()) {
-      report_.log(name(i) + ": deleted " + std::to_string(doomed.size()) + (doomed.size() == 1 ? " checkpoint" : " checkpoints") +
+      report_.log(name(i) + ": deleted " + std::to_string(doomed.size()) +
+                  (doomed.size() == 1 ? " checkpoint" : " checkpoints") +
                   " its save policy does not keep");
     }
     return true;
@@ -874,7 +960,8 @@ class Experiment final : private SupervisorListener {
   // A closed trial's save policy without waiting for the model registry's lock; false: another
   // process holds it, and retry_deferred_garbage applies the policy on a later pass.
   bool try_closed_garbage(std::uint32_t i) {
-    return collect_garbage(i, [](const std::string&) { return false; }, false);
+    return collect_garbage(
+        i, [](const std::string&) { return false; }, false);
   }
 
   void collect_garbage_of_closed(std::uint32_t i) {
@@ -882,7 +969,8 @@ class Experiment final : private SupervisorListener {
   }
 
   void retry_deferred_garbage() {
-    while (!deferred_garbage_.empty() && try_closed_garbage(deferred_garbage_.front())) deferred_garbage_.pop_front();
+    while (!deferred_garbage_.empty() && try_closed_garbage(deferred_garbage_.front()))
+      deferred_garbage_.pop_front();
   }
 
   // The experiment's best `save_experiment_best` checkpoints, by their searcher metric.
@@ -891,28 +979,32 @@ class Experiment final : private SupervisorListener {
     const double sign = config_.searcher.smaller_is_better ? 1 : -1;
     for (std::uint32_t i = 0; i < trials_.size(); ++i) {
       for (const Checkpoint& c : trials_[i].stored) {
-        if (const auto metric = metrics_.searcher_metric_at(i, c.length); metric && !std::isnan(*metric)) {
+        if (const auto metric = metrics_.searcher_metric_at(i, c.length);
+            metric && !std::isnan(*metric)) {
           ranked.emplace_back(sign * *metric, c.storage_id);
         }
       }
     }
     std::sort(ranked.begin(), ranked.end());
     std::set<std::string> best;
-    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.experiment_best); ++r) best.insert(ranked[r].second);
+    for (std::size_t r = 0; r < std::min<std::size_t>(ranked.size(), save_policy_.experiment_best);
+         ++r)
+      best.insert(ranked[r].second);
     return best;
   }
 
   static double wall_seconds() {
     // For plots only: nothing the searcher decides reads it.
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
   }
 
   void broke_protocol(std::uint32_t i, const std::string& line, const std::string& why) {
     LaunchState& l = launches_[i];
     if (!l.broke_protocol.empty()) return;
     l.broke_protocol = why;
-    report_.log(name(i) + " broke the trial protocol: it sent '" + line.substr(0, 200) + "': " + why +
-                "; stopping it");
+    report_.log(name(i) + " broke the trial protocol: it sent '" + line.substr(0, 200) +
+                "': " + why + "; stopping it");
     supervisor_.terminate(i, true);
   }
 
@@ -933,13 +1025,15 @@ class Experiment final : private SupervisorListener {
       t.job_token.clear();
     }
     if (status.cause == EndCause::kPreempted) {
-      report_.log(name(i) + ": " + status.describe() + "; it is launched again from its latest checkpoint "
+      report_.log(name(i) + ": " + status.describe() +
+                  "; it is launched again from its latest checkpoint "
                   "(a preemption does not count against max_restarts)");
       reconcile(i);
       return;
     }
     if (status.cause == EndCause::kCancelled && t.target && !(interrupted_ && l.pause_sent)) {
-      report_.log(name(i) + ": " + status.describe() + "; it is reported to the searcher as errored, not restarted");
+      report_.log(name(i) + ": " + status.describe() +
+                  "; it is reported to the searcher as errored, not restarted");
       t.last_failure = {{"status", status.describe()}, {"output_tail", nlohmann::json::array()}};
       feed(TrialExitedEarly{t.id, ExitedReason::kErrored});
       if (!t.closed) feed(TrialClosed{t.id});
@@ -962,12 +1056,14 @@ class Experiment final : private SupervisorListener {
       return;
     }
     if (!status.success()) {
-      const std::vector<std::string> tail = output_tail(report_.trial_directory(i, t) / "output.log", 10);
+      const std::vector<std::string> tail =
+          output_tail(report_.trial_directory(i, t) / "output.log", 10);
       std::string shown;
       for (const std::string& line : tail) shown += "\n  | " + line;
       t.last_failure = {{"status", status.describe()}, {"output_tail", tail}};
       report_.log(name(i) + " ended with " + status.describe() +
-                  (tail.empty() ? std::string("; it wrote no output") : "; its last lines of output:" + shown));
+                  (tail.empty() ? std::string("; it wrote no output")
+                                : "; its last lines of output:" + shown));
       failed(i, status.describe());
       return;
     }
@@ -1004,13 +1100,15 @@ class Experiment final : private SupervisorListener {
       ++t.restarts;
       append_runner_record("restart", {{"request_id", t.id.to_string()}, {"why", why}});
       report_.log(name(i) + " failed: " + why + "; restarting from " +
-                  (t.checkpoint ? "its checkpoint at " + std::to_string(t.checkpoint->length) : std::string("scratch")) +
-                  " (restart " + std::to_string(t.restarts) + " of " + std::to_string(config_.max_restarts) + ")");
+                  (t.checkpoint ? "its checkpoint at " + std::to_string(t.checkpoint->length)
+                                : std::string("scratch")) +
+                  " (restart " + std::to_string(t.restarts) + " of " +
+                  std::to_string(config_.max_restarts) + ")");
       reconcile(i);
       return;
     }
-    report_.log(name(i) + " failed: " + why + "; it has used its " + std::to_string(config_.max_restarts) +
-                " restarts, so it is reported as errored");
+    report_.log(name(i) + " failed: " + why + "; it has used its " +
+                std::to_string(config_.max_restarts) + " restarts, so it is reported as errored");
     feed(TrialExitedEarly{t.id, ExitedReason::kErrored});
     if (!t.closed) feed(TrialClosed{t.id});
   }
@@ -1052,17 +1150,24 @@ class Experiment final : private SupervisorListener {
     nlohmann::json trials = nlohmann::json::array();
     for (const TrialRecord& t : trials_) trials.push_back(to_json(t));
     const nlohmann::json snapshot{
-        {"format_version", kFormatVersion}, {"seq", searcher_.seq()}, {"searcher", searcher_.snapshot()},
+        {"format_version", kFormatVersion},
+        {"seq", searcher_.seq()},
+        {"searcher", searcher_.snapshot()},
         {"trials", std::move(trials)},
-        {"running", ids(order_running_)}, {"waiting", ids(order_waiting_)},
-        {"shutdown", shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
-                                : nlohmann::json(nullptr)}};
+        {"running", ids(order_running_)},
+        {"waiting", ids(order_waiting_)},
+        {"shutdown",
+         shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
+                    : nlohmann::json(nullptr)}};
     write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
     searcher_.snapshot_taken();
     const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
-                        : interrupted_ && supervisor_.running() == 0 ? "paused" : "running";
-    nlohmann::json experiment = report_.experiment_json(state, trials_, searcher_.progress(), decisions_);
-    for (std::uint32_t i = 0; i < trials_.size(); ++i) experiment["trials"][i]["metrics"] = metrics_.summary(i);
+                        : interrupted_ && supervisor_.running() == 0 ? "paused"
+                                                                     : "running";
+    nlohmann::json experiment =
+        report_.experiment_json(state, trials_, searcher_.progress(), decisions_);
+    for (std::uint32_t i = 0; i < trials_.size(); ++i)
+      experiment["trials"][i]["metrics"] = metrics_.summary(i);
     experiment["checkpoint_storage"] = storage_.string();
     if (!plots_.is_null()) experiment["plots"] = plots_;
     write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
@@ -1090,7 +1195,7 @@ class Experiment final : private SupervisorListener {
   std::deque<std::uint32_t> dirty_;
   bool started_ = false;
   bool replaying_ = false;
-  std::deque<std::uint32_t> order_waiting_;  // the queue and the running trials (launch order),
+  std::deque<std::uint32_t> order_waiting_;   // the queue and the running trials (launch order),
   std::vector<std::uint32_t> order_running_;  // as the journal's order records say
   enum OrderPlace : std::uint8_t { kNowhere, kWaiting, kRunning };
   std::vector<OrderPlace> order_place_;  // which of the two lists each trial is in
@@ -1099,33 +1204,37 @@ class Experiment final : private SupervisorListener {
   int interrupted_ = 0;
   DecisionStats decisions_;
   SavePolicy save_policy_;
-  std::deque<std::uint32_t> deferred_garbage_;  // closed trials whose save policy waits for the registry
+  std::deque<std::uint32_t>
+      deferred_garbage_;  // closed trials whose save policy waits for the registry
   nlohmann::json plots_;  // the SVG files drawn when the run ended
-  std::uint64_t slots_per_trial_ = 1;  // processes per trial: the launcher in the entrypoint starts them
+  std::uint64_t slots_per_trial_ =
+      1;  // processes per trial: the launcher in the entrypoint starts them
 };
 
 // Writes the launch settings and --trial-timeout into run.json (what resume keeps unless told
 // otherwise), the channel's address with the port it bound, and where checkpoints are stored
 // (what the SDK looks in for a checkpoint's uuid).
-void save_run_settings(const fs::path& directory, const RunnerOptions& options, const std::string& channel,
-                       const fs::path& checkpoint_storage) {
+void save_run_settings(const fs::path& directory, const RunnerOptions& options,
+                       const std::string& channel, const fs::path& checkpoint_storage) {
   const LaunchSettings& launch = options.launch;
   std::string channel_address;
   if (channel.starts_with("tcp:")) {
     const std::string host_port = channel.substr(4);
     const std::string host = host_port.substr(0, host_port.rfind(':'));
-    channel_address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + host_port.substr(host_port.rfind(':'));
+    channel_address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
+                      host_port.substr(host_port.rfind(':'));
   }
   const fs::path run_path = directory / "run.json";
   std::ifstream in(run_path);
   nlohmann::json run = nlohmann::json::parse(in);
-  run["launch"] = {{"launcher", launch.launcher},
-                   {"partition", launch.slurm.partition},
-                   {"account", launch.slurm.account},
-                   {"time", launch.slurm.time},
-                   {"sbatch_args", launch.slurm.sbatch_args},
-                   {"channel_address", channel_address},
-                   {"shared_dir", launch.shared_dir.empty() ? "" : fs::absolute(launch.shared_dir).string()}};
+  run["launch"] = {
+      {"launcher", launch.launcher},
+      {"partition", launch.slurm.partition},
+      {"account", launch.slurm.account},
+      {"time", launch.slurm.time},
+      {"sbatch_args", launch.slurm.sbatch_args},
+      {"channel_address", channel_address},
+      {"shared_dir", launch.shared_dir.empty() ? "" : fs::absolute(launch.shared_dir).string()}};
   run["trial_timeout"] = options.trial_timeout.value_or(0);
   run["checkpoint_storage"] = checkpoint_storage.string();
   write_file_atomically(run_path, run.dump(2) + '\n');
@@ -1144,17 +1253,35 @@ RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOption
     std::string cause;
     std::string fix;
     switch (e.errno_value()) {
-      case ENOSPC: cause = "the filesystem is full"; fix = "free space on it"; break;
-      case EDQUOT: cause = "the disk quota is exceeded"; fix = "free space or raise the quota"; break;
-      case EROFS: cause = "the filesystem is read-only"; fix = "make it writable again (remount it read-write)"; break;
+      case ENOSPC:
+        cause = "the filesystem is full";
+        fix = "free space on it";
+        break;
+      case EDQUOT:
+        cause = "the disk quota is exceeded";
+        fix = "free space or raise the quota";
+        break;
+      case EROFS:
+        cause = "the filesystem is read-only";
+        fix = "make it writable again (remount it read-write)";
+        break;
       case EACCES:
-      case EPERM: cause = "searcher-run may not write there"; fix = "give it write permission"; break;
-      default: cause = "the file cannot be written"; fix = "fix the cause"; break;
+      case EPERM:
+        cause = "searcher-run may not write there";
+        fix = "give it write permission";
+        break;
+      default:
+        cause = "the file cannot be written";
+        fix = "fix the cause";
+        break;
     }
-    const std::string resume = options.continue_command.empty() ? "searcher-run resume " + directory.string()
-                                                                : options.continue_command;
-    throw RunnerError(std::string(e.what()) + "\n  " + cause + ", so the run stopped and its trials were killed; " +
-                      "everything recorded before is kept (a journal record cut short is dropped on resume).\n  To go " +
+    const std::string resume = options.continue_command.empty()
+                                   ? "searcher-run resume " + directory.string()
+                                   : options.continue_command;
+    throw RunnerError(std::string(e.what()) + "\n  " + cause +
+                      ", so the run stopped and its trials were killed; " +
+                      "everything recorded before is kept (a journal record cut short is dropped "
+                      "on resume).\n  To go " +
                       "on, " + fix + ", then: " + resume);
   }
 }
@@ -1163,7 +1290,9 @@ RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOption
 
 LaunchSettings saved_launch_settings(const fs::path& directory) {
   std::ifstream in(directory / "run.json");
-  if (!in) throw RunnerSetupError("'" + directory.string() + "' is not an experiment directory (no run.json)");
+  if (!in)
+    throw RunnerSetupError("'" + directory.string() +
+                           "' is not an experiment directory (no run.json)");
   LaunchSettings settings;
   try {
     const nlohmann::json run = nlohmann::json::parse(in);
@@ -1188,38 +1317,46 @@ std::unique_ptr<Launcher> make_launcher(const LaunchSettings& settings) {
 }
 
 RunOutcome start_experiment(const fs::path& config_path, const fs::path& directory,
-                        const fs::path& context, std::optional<std::uint32_t> seed,
-                        const RunnerOptions& options, Launcher& launcher, std::ostream& out,
-                        std::ostream& err) {
+                            const fs::path& context, std::optional<std::uint32_t> seed,
+                            const RunnerOptions& options, Launcher& launcher, std::ostream& out,
+                            std::ostream& err) {
   ExperimentConfig config = load_config(config_path);
   std::error_code error;
   if (fs::exists(directory, error) && !fs::is_empty(directory, error)) {
     throw RunnerSetupError("the experiment directory '" + directory.string() +
-                      "' is not empty; continue it with 'searcher-run resume " + directory.string() +
-                      "' or choose a new one");
+                           "' is not empty; continue it with 'searcher-run resume " +
+                           directory.string() + "' or choose a new one");
   }
   fs::create_directories(directory, error);
-  if (error) throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
+  if (error)
+    throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
   return stopping_on_disk_errors(directory, options, [&] {
-    RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context), random_token()};
+    RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context),
+                         random_token()};
     fs::copy_file(config_path, directory / "config.yaml");
     write_file_atomically(directory / "run.json",
-                          nlohmann::json{{"seed", settings.seed}, {"context", settings.context.string()},
-                                         {"config", fs::absolute(config_path).string()}, {"key", settings.key}}
-                                  .dump(2) + '\n');
-    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher, out, err);
-    save_run_settings(directory, options, experiment.channel_address(), experiment.checkpoint_storage());
+                          nlohmann::json{{"seed", settings.seed},
+                                         {"context", settings.context.string()},
+                                         {"config", fs::absolute(config_path).string()},
+                                         {"key", settings.key}}
+                                  .dump(2) +
+                              '\n');
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher,
+                          out, err);
+    save_run_settings(directory, options, experiment.channel_address(),
+                      experiment.checkpoint_storage());
     experiment.begin();
     return experiment.run();
   });
 }
 
-RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& options, Launcher& launcher,
-                         std::ostream& out, std::ostream& err) {
+RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& options,
+                             Launcher& launcher, std::ostream& out, std::ostream& err) {
   const fs::path run_path = directory / "run.json";
   std::ifstream run_file(run_path);
   if (!run_file) {
-    throw RunnerSetupError("'" + directory.string() + "' is not an experiment directory (no run.json)");
+    throw RunnerSetupError("'" + directory.string() +
+                           "' is not an experiment directory (no run.json)");
   }
   nlohmann::json run = nlohmann::json::parse(run_file);
   ExperimentConfig config = load_config(directory / "config.yaml");
@@ -1231,16 +1368,20 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
                        run.at("key").get<std::string>()};
   RunnerOptions resumed = options;
   if (!resumed.trial_timeout) {
-    const nlohmann::json& saved = run.contains("trial_timeout") ? run.at("trial_timeout") : nlohmann::json(0);
+    const nlohmann::json& saved =
+        run.contains("trial_timeout") ? run.at("trial_timeout") : nlohmann::json(0);
     if (!saved.is_number() || saved.get<double>() < 0) {
-      throw RunnerSetupError(run_path.string() + " is damaged: 'trial_timeout' must be a number of seconds >= 0, got " +
+      throw RunnerSetupError(run_path.string() +
+                             " is damaged: 'trial_timeout' must be a number of seconds >= 0, got " +
                              saved.dump());
     }
     resumed.trial_timeout = saved.get<double>();
   }
   return stopping_on_disk_errors(directory, resumed, [&] {
-    Experiment experiment(fs::absolute(directory), std::move(config), settings, resumed, launcher, out, err);
-    save_run_settings(directory, resumed, experiment.channel_address(), experiment.checkpoint_storage());
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, resumed, launcher,
+                          out, err);
+    save_run_settings(directory, resumed, experiment.channel_address(),
+                      experiment.checkpoint_storage());
     experiment.recover();
     return experiment.run();
   });

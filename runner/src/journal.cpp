@@ -31,7 +31,9 @@ int injected_write_failure() {
     char* end = nullptr;
     const std::uint64_t n = std::strtoull(text, &end, 10);
     const std::string kind = *end == ':' ? std::string(end + 1) : "ENOSPC";
-    return std::pair<std::uint64_t, int>{n, kind == "EROFS" ? EROFS : kind == "EACCES" ? EACCES : ENOSPC};
+    return std::pair<std::uint64_t, int>{n, kind == "EROFS"    ? EROFS
+                                            : kind == "EACCES" ? EACCES
+                                                               : ENOSPC};
   }();
   static std::uint64_t writes = 0;
   if (plan.first == 0) return 0;
@@ -54,7 +56,8 @@ void write_all(int fd, const std::string& text, const std::filesystem::path& pat
 }
 
 void sync_directory(const std::filesystem::path& directory) {
-  const int fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int fd =
+      ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   ::fsync(fd);
   ::close(fd);
@@ -62,7 +65,8 @@ void sync_directory(const std::filesystem::path& directory) {
 
 }  // namespace
 
-DiskError::DiskError(const std::string& operation, const std::filesystem::path& path, int errno_value)
+DiskError::DiskError(const std::string& operation, const std::filesystem::path& path,
+                     int errno_value)
     : std::runtime_error(operation + " '" + path.string() + "': " + std::strerror(errno_value)),
       path_(path),
       errno_(errno_value) {}

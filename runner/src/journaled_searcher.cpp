@@ -12,7 +12,8 @@ std::vector<Operation> JournaledSearcher::initial_operations() {
   return ops;
 }
 
-std::vector<Operation> JournaledSearcher::handle(const Event& event, const nlohmann::json& metrics) {
+std::vector<Operation> JournaledSearcher::handle(const Event& event,
+                                                 const nlohmann::json& metrics) {
   std::vector<Operation> ops = searcher_.handle(event);
   record(nlohmann::json(event), ops, metrics);
   return ops;
@@ -45,8 +46,9 @@ std::string shown(const nlohmann::json& value) {
 
 }  // namespace
 
-std::uint64_t JournaledSearcher::replay_journal(const JournalContents& journal, const std::string& name,
-                                                const std::function<void(const ReplayedRecord&)>& apply) {
+std::uint64_t JournaledSearcher::replay_journal(
+    const JournalContents& journal, const std::string& name,
+    const std::function<void(const ReplayedRecord&)>& apply) {
   if (seq_ > journal.records.size()) {
     throw RunnerError("journal '" + name + "' has " + std::to_string(journal.records.size()) +
                       " records, but the snapshot was taken after record " + std::to_string(seq_) +
@@ -68,7 +70,8 @@ std::uint64_t JournaledSearcher::replay_journal(const JournalContents& journal, 
     } catch (const RunnerError& e) {
       throw RunnerError(where + e.what());
     } catch (const nlohmann::json::exception&) {
-      throw RunnerError(where + "the record's fields are not what the runner writes: " + shown(record));
+      throw RunnerError(where +
+                        "the record's fields are not what the runner writes: " + shown(record));
     }
     ++replayed;
   }
@@ -91,7 +94,8 @@ ReplayedRecord JournaledSearcher::replay(const nlohmann::json& record) {
   }
   const nlohmann::json& in = record.at("in");
   const auto out = record.find("out");
-  if (out == record.end()) throw RunnerError("a searcher record without the answer ('out'): " + shown(record));
+  if (out == record.end())
+    throw RunnerError("a searcher record without the answer ('out'): " + shown(record));
   try {
     if (in == nlohmann::json{{"event", "initial_operations"}}) {
       replayed.operations = searcher_.initial_operations();
@@ -104,10 +108,11 @@ ReplayedRecord JournaledSearcher::replay(const nlohmann::json& record) {
   }
   const nlohmann::json answer = operations_answer(replayed.operations);
   if (answer != *out) {
-    throw RunnerError("the searcher now answers " + shown(answer) + " to " + shown(in) +
-                      " but the journal recorded " + shown(*out) +
-                      "; the config, seed or hpsearch version differ from the run's, or the journal "
-                      "was damaged, so it cannot be resumed");
+    throw RunnerError(
+        "the searcher now answers " + shown(answer) + " to " + shown(in) +
+        " but the journal recorded " + shown(*out) +
+        "; the config, seed or hpsearch version differ from the run's, or the journal "
+        "was damaged, so it cannot be resumed");
   }
   replayed.metrics = record.value("metrics", nlohmann::json());
   return replayed;

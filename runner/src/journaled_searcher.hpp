@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "hpsearch/runner/journal.hpp"
 #include "hpsearch/config/catalog.hpp"
+#include "hpsearch/runner/journal.hpp"
 
 namespace hpsearch::runner_detail {
 
@@ -38,7 +38,8 @@ class JournaledSearcher {
 
   [[nodiscard]] std::vector<Operation> initial_operations();
   /// Hands the event to the searcher, journals it with `metrics` (if not null) and the answer.
-  [[nodiscard]] std::vector<Operation> handle(const Event& event, const nlohmann::json& metrics = {});
+  [[nodiscard]] std::vector<Operation> handle(const Event& event,
+                                              const nlohmann::json& metrics = {});
   /// Journals one of the runner's own records: {"seq":N, kind: body}; `sync` as Journal::append.
   void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
 
@@ -63,7 +64,8 @@ class JournaledSearcher {
   [[nodiscard]] const Searcher& searcher() const { return searcher_; }
 
  private:
-  void record(const nlohmann::json& in, const std::vector<Operation>& ops, const nlohmann::json& metrics);
+  void record(const nlohmann::json& in, const std::vector<Operation>& ops,
+              const nlohmann::json& metrics);
   // One record, fed to the searcher; throws RunnerError saying what is wrong with it.
   [[nodiscard]] ReplayedRecord replay(const nlohmann::json& record);
 

@@ -26,12 +26,13 @@ int kill_experiment(const cli::Args& args, std::ostream& out, std::ostream&, boo
   if (store.signal_runner(id, SIGTERM)) {
     store.signal_runner(id, SIGTERM);  // the second stops the trials at once
     if (!wait_until([&] { return !store.status(id).alive; }, timeout)) {
-      throw StoreError("experiment " + std::to_string(id) + " did not stop within " + std::to_string(static_cast<int>(timeout)) +
-                       " s (see its experiment.log)");
+      throw StoreError("experiment " + std::to_string(id) + " did not stop within " +
+                       std::to_string(static_cast<int>(timeout)) + " s (see its experiment.log)");
     }
   }
   // Paused, or its runner died: nothing records the end but this (CANCELED: it is marked).
-  if (const Status after = store.status(id); !after.record.contains("ended") || after.record.value("state", "") == "PAUSED") {
+  if (const Status after = store.status(id);
+      !after.record.contains("ended") || after.record.value("state", "") == "PAUSED") {
     (void)store.record_end(id, -1);
   }
   out << "experiment " << id << " is " << store.status(id).state << '\n';

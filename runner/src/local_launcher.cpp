@@ -269,8 +269,12 @@ class Shepherd {
 class LocalProcess final : public TrialProcess {
  public:
   LocalProcess(pid_t shepherd, pid_t trial, Fd command, Fd report, Fd control, Fd status)
-      : shepherd_(shepherd), trial_(trial), command_(std::move(command)), report_(std::move(report)),
-        control_(std::move(control)), status_pipe_(std::move(status)) {}
+      : shepherd_(shepherd),
+        trial_(trial),
+        command_(std::move(command)),
+        report_(std::move(report)),
+        control_(std::move(control)),
+        status_pipe_(std::move(status)) {}
   ~LocalProcess() override {
     if (!status_) {
       control_.reset();  // end of file: the shepherd kills the tree and exits
@@ -282,7 +286,8 @@ class LocalProcess final : public TrialProcess {
 
   bool send(const std::string& line) override {
     if (command_.get() < 0) return false;
-    if (!write_all(command_.get(), line.data(), line.size())) {  // EPIPE: it closed its end; EAGAIN: it does not read
+    if (!write_all(command_.get(), line.data(),
+                   line.size())) {  // EPIPE: it closed its end; EAGAIN: it does not read
       command_.reset();
       return false;
     }
@@ -314,7 +319,9 @@ class LocalProcess final : public TrialProcess {
     StatusRecord record;
     // The shepherd writes the trial's status before it exits; without one it was killed
     // itself, and its own status is all there is.
-    status_ = read_record(status_pipe_.get(), record) && record.kind == 'S' ? exit_status_from_wait(record.value) : exit_status_from_wait(raw);
+    status_ = read_record(status_pipe_.get(), record) && record.kind == 'S'
+                  ? exit_status_from_wait(record.value)
+                  : exit_status_from_wait(raw);
     command_.reset();
     control_.reset();
     return status_;
@@ -373,8 +380,9 @@ class LocalLauncher final : public Launcher {
     if (log.get() < 0) throw system_error("cannot open the log '" + spec.log.string() + "'");
     Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     const pid_t runner = ::getpid();
-    const int layout[7] = {null_in.get(), log.get(), log.get(), command_read.get(),
-                           report_write.get(), control_read.get(), status_write.get()};
+    const int layout[7] = {null_in.get(),      log.get(),          log.get(),
+                           command_read.get(), report_write.get(), control_read.get(),
+                           status_write.get()};
 
     const pid_t shepherd = ::fork();
     if (shepherd < 0) throw system_error("fork");
@@ -448,6 +456,8 @@ std::string ExitStatus::describe() const {
   return "exit code " + std::to_string(code);
 }
 
-std::unique_ptr<Launcher> make_local_launcher() { return std::make_unique<LocalLauncher>(); }
+std::unique_ptr<Launcher> make_local_launcher() {
+  return std::make_unique<LocalLauncher>();
+}
 
 }  // namespace hpsearch

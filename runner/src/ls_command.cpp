@@ -46,9 +46,10 @@ int list_experiments(const cli::Args& parsed, std::ostream& out, std::ostream&, 
   for (const nlohmann::json& j : all) {
     std::ostringstream progress;
     progress << std::fixed << std::setprecision(1) << 100 * j["progress"].get<double>() << '%';
-    out << std::left << std::setw(4) << j["id"].dump() << "  " << std::setw(17) << j["state"].get<std::string>() << "  "
-        << std::setw(6) << j["trials"].dump() << "  " << std::setw(8) << progress.str() << "  " << std::setw(12)
-        << best(j["best_metric"]) << "  " << std::setw(20) << text_of(j["started"]) << "  " << text_of(j["name"]) << std::right
+    out << std::left << std::setw(4) << j["id"].dump() << "  " << std::setw(17)
+        << j["state"].get<std::string>() << "  " << std::setw(6) << j["trials"].dump() << "  "
+        << std::setw(8) << progress.str() << "  " << std::setw(12) << best(j["best_metric"]) << "  "
+        << std::setw(20) << text_of(j["started"]) << "  " << text_of(j["name"]) << std::right
         << '\n';
   }
   return cli::kExitOk;
@@ -62,8 +63,9 @@ const runner_cli::Command& ls_command() {
       "Lists every experiment of the store: its id, state, number of trials, progress, best\n"
       "searcher metric (six significant digits; `describe` has it in full), start time and name.\n",
       cli::OptionSet("ls")
-          .flag("--json", "print a JSON array: describe --json's fields for each, its trials\n"
-                          "summed up in trials, progress and best_metric")
+          .flag("--json",
+                "print a JSON array: describe --json's fields for each, its trials\n"
+                "summed up in trials, progress and best_metric")
           .flag("--help", "this text"),
       list_experiments};
   return command;

@@ -36,7 +36,8 @@ Series read_series(const fs::path& file) {
     const double steps = report.value("steps_completed", 0.0);
     const double time = report.value("time", 0.0);
     for (const auto& [name, value] : report.at("metrics").items()) {
-      const std::optional<double> number = value.is_boolean() ? std::nullopt : metric_from_json(value);
+      const std::optional<double> number =
+          value.is_boolean() ? std::nullopt : metric_from_json(value);
       if (!number || !std::isfinite(*number)) continue;
       series[{report.value("group", std::string()), name}].push_back({steps, *number, time});
     }
@@ -52,7 +53,8 @@ struct Range {
   bool empty() const { return !(x1 >= x0); }
 };
 
-void lines_svg(const fs::path& path, const std::string& title, const std::string& x_label, const std::string& y_label,
+void lines_svg(const fs::path& path, const std::string& title, const std::string& x_label,
+               const std::string& y_label,
                const std::vector<std::pair<std::string, std::vector<Point>>>& lines, bool legend) {
   Range range;
   for (const auto& [label, points] : lines) {
@@ -82,7 +84,8 @@ void lines_svg(const fs::path& path, const std::string& title, const std::string
 void searcher_metric_svg(const fs::path& path, const std::string& metric, bool smaller_is_better,
                          const std::vector<Point>& validations) {
   std::vector<Point> sorted = validations;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Point& a, const Point& b) { return a.time < b.time; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Point& a, const Point& b) { return a.time < b.time; });
   const double start = sorted.empty() ? 0 : sorted.front().time;
   Range range;
   std::vector<double> xs, ys;
@@ -90,12 +93,14 @@ void searcher_metric_svg(const fs::path& path, const std::string& metric, bool s
   for (const Point& p : sorted) {
     xs.push_back(p.time - start), ys.push_back(p.value);
     range.take(p.time - start, p.value);
-    const bool better = best.empty() || (smaller_is_better ? p.value < best.back().second : p.value > best.back().second);
+    const bool better = best.empty() || (smaller_is_better ? p.value < best.back().second
+                                                           : p.value > best.back().second);
     if (better) best.emplace_back(p.time - start, p.value);
   }
   std::ostringstream svg;
-  plot::Canvas canvas(svg, "searcher metric over time", "seconds since the first report",
-                      metric + (smaller_is_better ? " (smaller is better)" : " (larger is better)"));
+  plot::Canvas canvas(
+      svg, "searcher metric over time", "seconds since the first report",
+      metric + (smaller_is_better ? " (smaller is better)" : " (larger is better)"));
   if (range.empty()) range = Range{0, 1, 0, 1};
   canvas.set_ranges(0, range.x1, range.y0, range.y1);
   canvas.begin();
@@ -110,7 +115,8 @@ void searcher_metric_svg(const fs::path& path, const std::string& metric, bool s
 
 }  // namespace
 
-nlohmann::json write_metric_plots(const fs::path& directory, const std::vector<fs::path>& metrics_files,
+nlohmann::json write_metric_plots(const fs::path& directory,
+                                  const std::vector<fs::path>& metrics_files,
                                   const std::string& metric, bool smaller_is_better) {
   fs::create_directories(directory);
   std::vector<std::pair<std::string, std::vector<Point>>> curves;
@@ -128,17 +134,19 @@ nlohmann::json write_metric_plots(const fs::path& directory, const std::vector<f
       continue;
     }
     std::vector<std::pair<std::string, std::vector<Point>>> lines;
-    for (const auto& [key, points] : series) lines.emplace_back(key.first + " " + key.second, points);
+    for (const auto& [key, points] : series)
+      lines.emplace_back(key.first + " " + key.second, points);
     const fs::path path = directory / ("trial-" + std::to_string(i + 1) + ".svg");
     lines_svg(path, trial + ": learning curves", "steps completed", "metric value", lines, true);
     trial_plots.push_back(path.string());
   }
   const fs::path curves_path = directory / "learning_curves.svg";
-  lines_svg(curves_path, "learning curves: " + metric + " per trial", "steps completed", metric, curves,
-            curves.size() <= 20);
+  lines_svg(curves_path, "learning curves: " + metric + " per trial", "steps completed", metric,
+            curves, curves.size() <= 20);
   const fs::path metric_path = directory / "searcher_metric.svg";
   searcher_metric_svg(metric_path, metric, smaller_is_better, validations);
-  return {{"learning_curves", curves_path.string()}, {"searcher_metric", metric_path.string()},
+  return {{"learning_curves", curves_path.string()},
+          {"searcher_metric", metric_path.string()},
           {"trials", std::move(trial_plots)}};
 }
 

@@ -19,7 +19,7 @@ inline constexpr std::size_t kMaxTrialPlots = 200;
 /// i+1's metrics.jsonl (missing files are trials that reported nothing). Returns
 /// {"learning_curves": path, "searcher_metric": path, "trials": [path or null, ...]}.
 nlohmann::json write_metric_plots(const std::filesystem::path& directory,
-                                  const std::vector<std::filesystem::path>& metrics_files, const std::string& metric,
-                                  bool smaller_is_better);
+                                  const std::vector<std::filesystem::path>& metrics_files,
+                                  const std::string& metric, bool smaller_is_better);
 
 }  // namespace hpsearch::runner_detail

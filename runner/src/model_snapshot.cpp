@@ -90,10 +90,12 @@ bool python_cache(const fs::path& path, bool is_directory) {
 
 // Copies the tree at `source` into `target`, skipping what `skip(relative path, is_dir)` says.
 template <typename Skip>
-void copy_tree(const fs::path& source, const fs::path& target, const fs::path& exclude, const Skip& skip) {
+void copy_tree(const fs::path& source, const fs::path& target, const fs::path& exclude,
+               const Skip& skip) {
   fs::create_directories(target);
   const fs::path own = fs::weakly_canonical(exclude);  // a store inside the model directory
-  for (auto it = fs::recursive_directory_iterator(source); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(source); it != fs::recursive_directory_iterator();
+       ++it) {
     const bool is_directory = it->is_directory() && !it->is_symlink();
     const fs::path relative = it->path().lexically_relative(source);
     if (is_directory && fs::weakly_canonical(it->path()) == own) {
@@ -114,7 +116,9 @@ IgnoreRules::IgnoreRules(const std::string& text) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    while (!line.empty() && line.back() == ' ' && !(line.size() >= 2 && line[line.size() - 2] == '\\')) line.pop_back();
+    while (!line.empty() && line.back() == ' ' &&
+           !(line.size() >= 2 && line[line.size() - 2] == '\\'))
+      line.pop_back();
     if (line.empty() || line.front() == '#') continue;
     Rule rule;
     if (line.front() == '!') {
@@ -146,14 +150,18 @@ bool IgnoreRules::ignored(const std::string& path, bool is_directory) const {
   return ignored;
 }
 
-void snapshot_model(const fs::path& model_dir, const std::vector<fs::path>& includes, const fs::path& target,
-                    const fs::path& exclude) {
-  if (!fs::is_directory(model_dir)) throw StoreError("model directory '" + model_dir.string() + "' is not a directory");
+void snapshot_model(const fs::path& model_dir, const std::vector<fs::path>& includes,
+                    const fs::path& target, const fs::path& exclude) {
+  if (!fs::is_directory(model_dir))
+    throw StoreError("model directory '" + model_dir.string() + "' is not a directory");
   IgnoreRules rules;
   if (std::ifstream in(model_dir / ".detignore"); in) {
-    rules = IgnoreRules(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    rules = IgnoreRules(
+        std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
   }
-  copy_tree(model_dir, target, exclude, [&](const std::string& path, bool is_directory) { return rules.ignored(path, is_directory); });
+  copy_tree(model_dir, target, exclude, [&](const std::string& path, bool is_directory) {
+    return rules.ignored(path, is_directory);
+  });
   for (const fs::path& include : includes) {
     const fs::path source = include.has_filename() ? include : include.parent_path();
     if (!fs::exists(source)) throw StoreError("include '" + include.string() + "' does not exist");

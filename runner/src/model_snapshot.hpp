@@ -32,7 +32,8 @@ class IgnoreRules {
 /// `__pycache__` directories and `*.pyc` files; then each of `includes` (a file or a
 /// directory) into `target` under its own name. Throws StoreError naming a missing source or
 /// a name given twice. `exclude` (the store, when it lies inside the model directory) is skipped.
-void snapshot_model(const std::filesystem::path& model_dir, const std::vector<std::filesystem::path>& includes,
+void snapshot_model(const std::filesystem::path& model_dir,
+                    const std::vector<std::filesystem::path>& includes,
                     const std::filesystem::path& target, const std::filesystem::path& exclude);
 
 }  // namespace hpsearch::store

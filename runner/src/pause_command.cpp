@@ -37,11 +37,13 @@ int pause_experiment(const cli::Args& args, std::ostream& out, std::ostream&, bo
       out << "experiment " << id << " is already PAUSED\n";
       return 0;
     }
-    throw StoreError("experiment " + std::to_string(id) + " is " + status.state + ": only an ACTIVE experiment can be paused");
+    throw StoreError("experiment " + std::to_string(id) + " is " + status.state +
+                     ": only an ACTIVE experiment can be paused");
   }
   // Its trials get --pause-seconds (30 by default) to checkpoint before they are killed.
   if (!wait_until([&] { return !store.status(id).alive; }, timeout)) {
-    throw StoreError("experiment " + std::to_string(id) + " did not pause within " + std::to_string(static_cast<int>(timeout)) +
+    throw StoreError("experiment " + std::to_string(id) + " did not pause within " +
+                     std::to_string(static_cast<int>(timeout)) +
                      " s (it is still running: see its experiment.log)");
   }
   out << "experiment " << id << " is " << store.status(id).state << '\n';
@@ -55,7 +57,8 @@ const runner_cli::Command& pause_command() {
       "pause ID [--timeout S]", "its trials checkpoint and stop; it ends PAUSED",
       "Pauses an ACTIVE experiment as Ctrl-C would: its runner gets SIGTERM, its trials get the\n"
       "run's --pause-seconds to checkpoint and exit, and it ends PAUSED; `activate` resumes it.\n",
-      cli::OptionSet("pause").add(stop_option_group()).flag("--help", "this text"), pause_experiment};
+      cli::OptionSet("pause").add(stop_option_group()).flag("--help", "this text"),
+      pause_experiment};
   return command;
 }
 

@@ -23,10 +23,17 @@ std::string wall_clock_stamp() {
 
 }  // namespace
 
-Report::Report(const ExperimentConfig& config, fs::path directory, std::uint32_t seed, bool terminal,
-               std::ostream& out, std::ostream& err, std::function<bool(std::uint32_t)> running)
-    : config_(config), directory_(std::move(directory)), seed_(seed), terminal_(terminal), out_(out),
-      err_(err), running_(std::move(running)), log_(directory_ / "runner.log", std::ios::app) {}
+Report::Report(const ExperimentConfig& config, fs::path directory, std::uint32_t seed,
+               bool terminal, std::ostream& out, std::ostream& err,
+               std::function<bool(std::uint32_t)> running)
+    : config_(config),
+      directory_(std::move(directory)),
+      seed_(seed),
+      terminal_(terminal),
+      out_(out),
+      err_(err),
+      running_(std::move(running)),
+      log_(directory_ / "runner.log", std::ios::app) {}
 
 void Report::log(const std::string& line) {
   log_ << wall_clock_stamp() << ' ' << line << std::endl;
@@ -40,7 +47,8 @@ void Report::log(const std::string& line) {
 std::string Report::outcome(std::uint32_t index, const TrialRecord& t) const {
   if (t.exit_reason == ExitedReason::kErrored) return "errored";
   if (t.exit_reason) return std::string(to_string(*t.exit_reason));
-  const bool full = !t.validations.empty() && t.validations.back().length >= config_.searcher.max_length.units;
+  const bool full =
+      !t.validations.empty() && t.validations.back().length >= config_.searcher.max_length.units;
   if (t.closed) return full ? "completed" : "stopped";
   if (running_(index)) return "running";
   return t.target ? "waiting" : "paused";
@@ -50,13 +58,20 @@ OutcomeCounts Report::counts(const std::deque<TrialRecord>& trials) const {
   OutcomeCounts c;
   for (std::uint32_t i = 0; i < trials.size(); ++i) {
     const std::string o = outcome(i, trials[i]);
-    if (o == "running") ++c.running;
-    else if (o == "waiting") ++c.waiting;
-    else if (o == "paused") ++c.paused;
-    else if (o == "completed") ++c.completed;
-    else if (o == "stopped" || o == "user_requested_stop") ++c.stopped;  // by the searcher or the script
-    else if (o == "errored") ++c.errored;
-    else ++c.invalid;
+    if (o == "running")
+      ++c.running;
+    else if (o == "waiting")
+      ++c.waiting;
+    else if (o == "paused")
+      ++c.paused;
+    else if (o == "completed")
+      ++c.completed;
+    else if (o == "stopped" || o == "user_requested_stop")
+      ++c.stopped;  // by the searcher or the script
+    else if (o == "errored")
+      ++c.errored;
+    else
+      ++c.invalid;
   }
   return c;
 }
@@ -83,7 +98,8 @@ std::optional<BestValidation> Report::best(const std::deque<TrialRecord>& trials
 }
 
 fs::path Report::trial_directory(std::uint32_t index, const TrialRecord& trial) const {
-  return directory_ / "trials" / (std::to_string(index + 1) + "-" + trial.id.to_string().substr(0, 8));
+  return directory_ / "trials" /
+         (std::to_string(index + 1) + "-" + trial.id.to_string().substr(0, 8));
 }
 
 nlohmann::json Report::experiment_json(const char* state, const std::deque<TrialRecord>& trials,
@@ -100,20 +116,29 @@ nlohmann::json Report::experiment_json(const char* state, const std::deque<Trial
     if (t.contains("job")) t["job"].erase("token");  // the channel's secret stays in the journal
     list.push_back(std::move(t));
   }
-  nlohmann::json j{{"state", state},
-                   {"metric", config_.searcher.metric},
-                   {"smaller_is_better", config_.searcher.smaller_is_better},
-                   {"seed", seed_},
-                   {"progress", progress},
-                   {"runner", {{"validations_handled", decisions.count},
-                               {"mean_decision_ms", decisions.count > 0 ? 1000 * decisions.seconds / static_cast<double>(decisions.count) : 0.0}}},
-                   {"trials", std::move(list)}};
+  nlohmann::json j{
+      {"state", state},
+      {"metric", config_.searcher.metric},
+      {"smaller_is_better", config_.searcher.smaller_is_better},
+      {"seed", seed_},
+      {"progress", progress},
+      {"runner",
+       {{"validations_handled", decisions.count},
+        {"mean_decision_ms", decisions.count > 0
+                                 ? 1000 * decisions.seconds / static_cast<double>(decisions.count)
+                                 : 0.0}}},
+      {"trials", std::move(list)}};
   if (const auto b = best(trials)) {
     const TrialRecord& t = trials[b->trial];
     const Validation& v = t.validations[b->validation];
-    j["best"] = {{"trial", b->trial + 1}, {"request_id", t.id.to_string()}, {"hparams", t.hparams},
-                 {"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics},
-                 {"checkpoint", t.checkpoint ? nlohmann::json(t.checkpoint->path) : nlohmann::json(nullptr)}};
+    j["best"] = {{"trial", b->trial + 1},
+                 {"request_id", t.id.to_string()},
+                 {"hparams", t.hparams},
+                 {"length", v.length},
+                 {"metric", metric_to_json(v.metric)},
+                 {"metrics", v.metrics},
+                 {"checkpoint",
+                  t.checkpoint ? nlohmann::json(t.checkpoint->path) : nlohmann::json(nullptr)}};
   }
   return j;
 }
@@ -129,7 +154,8 @@ void Report::status(const std::deque<TrialRecord>& trials, double progress) {
        << ", completed " << c.completed << ", stopped " << c.stopped << ", errored " << c.errored
        << "; progress " << static_cast<int>(progress * 100) << "%";
   if (const auto b = best(trials)) {
-    line << "; best " << json_line(metric_to_json(trials[b->trial].validations[b->validation].metric))
+    line << "; best "
+         << json_line(metric_to_json(trials[b->trial].validations[b->validation].metric))
          << " (trial " << b->trial + 1 << ")";
   }
   err_ << "\r\033[K" << line.str() << std::flush;
@@ -148,19 +174,22 @@ void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord
     out_ << "paused: " << trials.size() << " trials so far (" << c.completed << " completed, "
          << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
          << directory_.string() << "\ncontinue with: "
-         << (continue_command.empty() ? "searcher-run resume " + directory_.string() : continue_command) << '\n';
+         << (continue_command.empty() ? "searcher-run resume " + directory_.string()
+                                      : continue_command)
+         << '\n';
     return;
   }
-  out_ << "search " << (failed ? "failed" : "completed") << ": " << trials.size()
-       << " trials (" << c.completed << " completed, " << c.stopped << " stopped early, "
-       << c.errored << " errored, " << c.invalid << " with invalid hyperparameters)\n";
+  out_ << "search " << (failed ? "failed" : "completed") << ": " << trials.size() << " trials ("
+       << c.completed << " completed, " << c.stopped << " stopped early, " << c.errored
+       << " errored, " << c.invalid << " with invalid hyperparameters)\n";
   if (const auto b = best(trials)) {
     const TrialRecord& t = trials[b->trial];
     const Validation& v = t.validations[b->validation];
-    out_ << "best trial " << b->trial + 1 << " (" << t.id.to_string() << "): "
-         << config_.searcher.metric << ' ' << json_line(metric_to_json(v.metric)) << " at length "
-         << v.length << "\n  hyperparameters " << json_line(t.hparams) << "\n  checkpoint "
-         << (t.checkpoint ? t.checkpoint->path : std::string("(none)")) << '\n';
+    out_ << "best trial " << b->trial + 1 << " (" << t.id.to_string()
+         << "): " << config_.searcher.metric << ' ' << json_line(metric_to_json(v.metric))
+         << " at length " << v.length << "\n  hyperparameters " << json_line(t.hparams)
+         << "\n  checkpoint " << (t.checkpoint ? t.checkpoint->path : std::string("(none)"))
+         << '\n';
   }
   out_ << "details: " << (directory_ / "experiment.json").string() << '\n';
 }

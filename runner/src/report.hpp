@@ -32,7 +32,8 @@ struct DecisionStats {
 
 /// How many trials are in each outcome.
 struct OutcomeCounts {
-  std::uint64_t running = 0, waiting = 0, paused = 0, completed = 0, stopped = 0, errored = 0, invalid = 0;
+  std::uint64_t running = 0, waiting = 0, paused = 0, completed = 0, stopped = 0, errored = 0,
+                invalid = 0;
 };
 
 class Report {
@@ -51,10 +52,13 @@ class Report {
   /// The best metric among validations at max_length, else at any length.
   [[nodiscard]] std::optional<BestValidation> best(const std::deque<TrialRecord>& trials) const;
 
-  [[nodiscard]] nlohmann::json experiment_json(const char* state, const std::deque<TrialRecord>& trials,
-                                               double progress, const DecisionStats& decisions) const;
+  [[nodiscard]] nlohmann::json experiment_json(const char* state,
+                                               const std::deque<TrialRecord>& trials,
+                                               double progress,
+                                               const DecisionStats& decisions) const;
   /// The trial's directory: DIR/trials/N-XXXXXXXX.
-  [[nodiscard]] std::filesystem::path trial_directory(std::uint32_t index, const TrialRecord& trial) const;
+  [[nodiscard]] std::filesystem::path trial_directory(std::uint32_t index,
+                                                      const TrialRecord& trial) const;
 
   /// Redraws the status line on a terminal (at most twice a second).
   void status(const std::deque<TrialRecord>& trials, double progress);

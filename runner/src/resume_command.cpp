@@ -33,7 +33,9 @@ const Command& resume_command() {
       "Continues the experiment in DIR from its journal and snapshot, with nothing lost: after a\n"
       "crash, a kill -9, Ctrl-C or SIGTERM. Where trials run is what `run` was given, unless\n"
       "told otherwise here.\n",
-      with_run_options(cli::OptionSet("resume").argument("DIR", "the experiment directory `run` was given"), true),
+      with_run_options(
+          cli::OptionSet("resume").argument("DIR", "the experiment directory `run` was given"),
+          true),
       resume};
   return command;
 }

@@ -34,9 +34,12 @@ const Command& run_command() {
       with_run_options(
           cli::OptionSet("run")
               .value("--config", "FILE", "experiment config (YAML or JSON), required")
-              .value("--dir", "DIR", "experiment directory (created; must be new or empty), required")
-              .value("--context", "DIR", "the trials' working directory (default: the config's directory)")
-              .value("--seed", "N", "search seed; overrides reproducibility.experiment_seed (default 0)"),
+              .value("--dir", "DIR",
+                     "experiment directory (created; must be new or empty), required")
+              .value("--context", "DIR",
+                     "the trials' working directory (default: the config's directory)")
+              .value("--seed", "N",
+                     "search seed; overrides reproducibility.experiment_seed (default 0)"),
           true),
       start};
   return command;

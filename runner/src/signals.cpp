@@ -13,7 +13,8 @@ namespace hpsearch::runner_detail {
 namespace {
 
 // The handler can only reach a global; SignalPipe owns it for its lifetime.
-int g_signal_pipe[2] = {-1, -1};  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): signal handler state
+int g_signal_pipe[2] = {
+    -1, -1};  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): signal handler state
 
 extern "C" void on_signal(int signal) {
   const int saved = errno;
@@ -45,7 +46,9 @@ SignalPipe::~SignalPipe() {
   g_signal_pipe[0] = g_signal_pipe[1] = -1;
 }
 
-int SignalPipe::fd() const { return g_signal_pipe[0]; }
+int SignalPipe::fd() const {
+  return g_signal_pipe[0];
+}
 
 std::vector<int> SignalPipe::drain() const {
   std::vector<int> signals;

@@ -48,7 +48,8 @@ struct ProgramResult {
 
 // Runs a program (found on PATH) to completion and collects its output. `extra` entries
 // ("NAME=VALUE") are added to (and override) the runner's environment.
-ProgramResult run_program(const std::vector<std::string>& args, const std::map<std::string, std::string>& extra = {}) {
+ProgramResult run_program(const std::vector<std::string>& args,
+                          const std::map<std::string, std::string>& extra = {}) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
@@ -65,7 +66,8 @@ ProgramResult run_program(const std::vector<std::string>& args, const std::map<s
 
   int out_pipe[2];
   int err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
@@ -103,8 +105,7 @@ ProgramResult run_program(const std::vector<std::string>& args, const std::map<s
         }
       }
     }
-    while (::waitpid(pid, &result.status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &result.status, 0) < 0 && errno == EINTR) {}
   }
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);
@@ -119,15 +120,16 @@ ProgramResult run_program(const std::vector<std::string>& args, const std::map<s
 struct JobState {
   std::string state;  // PENDING, RUNNING, COMPLETED, ...
   int restarts = 0;
-  int exit_raw = 0;   // a wait status, as squeue's exit_code gives it
+  int exit_raw = 0;  // a wait status, as squeue's exit_code gives it
   std::string reason;
 };
 
 // Slurm's states in which the job's processes may still run (or will).
 bool active(const std::string& state) {
-  static const std::set<std::string> states{"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED",
-                                            "RESIZING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "SIGNALING",
-                                            "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD"};
+  static const std::set<std::string> states{
+      "PENDING",   "CONFIGURING", "RUNNING",      "COMPLETING",  "SUSPENDED",
+      "RESIZING",  "REQUEUED",    "REQUEUE_HOLD", "REQUEUE_FED", "SIGNALING",
+      "STAGE_OUT", "STOPPED",     "RESV_DEL_HOLD"};
   return states.contains(state);
 }
 
@@ -154,8 +156,9 @@ class JobTable {
   static std::map<std::string, JobState> query(const std::set<std::string>& ids) {
     std::string list;
     for (const std::string& id : ids) list += (list.empty() ? "" : ",") + id;
-    const ProgramResult r = run_program({"squeue", "--noheader", "--states=all", "--jobs=" + list,
-                                         "--Format=JobID:|,State:|,RestartCnt:|,exit_code:|,Reason:|"});
+    const ProgramResult r =
+        run_program({"squeue", "--noheader", "--states=all", "--jobs=" + list,
+                     "--Format=JobID:|,State:|,RestartCnt:|,exit_code:|,Reason:|"});
     std::map<std::string, JobState> found;
     if (!r.ok()) {
       // Every job of the list is unknown (long gone): squeue says so instead of listing none.
@@ -219,7 +222,8 @@ ExitStatus ended_by(EndCause cause, std::string detail) {
 
 class SlurmJob final : public TrialProcess {
  public:
-  SlurmJob(std::shared_ptr<JobTable> table, std::string id) : table_(std::move(table)), id_(std::move(id)) {
+  SlurmJob(std::shared_ptr<JobTable> table, std::string id)
+      : table_(std::move(table)), id_(std::move(id)) {
     table_->watch(id_);
   }
   ~SlurmJob() override { table_->unwatch(id_); }  // a job outlives its runner: resume reattaches
@@ -239,7 +243,8 @@ class SlurmJob final : public TrialProcess {
     const std::optional<JobState> s = table_->state(id_, missing);
     if (!s) {
       // Listed by sbatch but not yet by squeue is normal for a moment; gone for good is not.
-      if (missing >= kMissingPolls) status_ = ended_by(EndCause::kLost, describe() + " is no longer known to Slurm");
+      if (missing >= kMissingPolls)
+        status_ = ended_by(EndCause::kLost, describe() + " is no longer known to Slurm");
       return status_;
     }
     // A runner cancels a job Slurm requeues: one that has restarted was requeued while no
@@ -248,8 +253,11 @@ class SlurmJob final : public TrialProcess {
         (s->state == "PENDING" && running_seen_)) {
       // Requeued: relaunched as a new job from the latest checkpoint; this one must not run.
       cancel();
-      status_ = ended_by(EndCause::kPreempted, describe() + " was preempted (" + s->state +
-                                                   (s->restarts > 0 ? ", requeued " + std::to_string(s->restarts) + " times" : "") + ")");
+      status_ = ended_by(
+          EndCause::kPreempted,
+          describe() + " was preempted (" + s->state +
+              (s->restarts > 0 ? ", requeued " + std::to_string(s->restarts) + " times" : "") +
+              ")");
       return status_;
     }
     if (s->state == "RUNNING") running_seen_ = true;
@@ -261,12 +269,16 @@ class SlurmJob final : public TrialProcess {
       status_ = exit_status_from_wait(s->exit_raw);
       if (status_->success()) status_->signal = SIGKILL;  // cancelled before it ran
     } else if (s->state == "CANCELLED") {
-      status_ = ended_by(EndCause::kCancelled, describe() + " was cancelled from outside the runner (scancel)");
+      status_ = ended_by(EndCause::kCancelled,
+                         describe() + " was cancelled from outside the runner (scancel)");
     } else if (s->state == "TIMEOUT" || s->state == "DEADLINE") {
-      status_ = ended_by(EndCause::kTimeout, describe() + " reached its time limit (" + s->state + ")");
+      status_ =
+          ended_by(EndCause::kTimeout, describe() + " reached its time limit (" + s->state + ")");
     } else {  // NODE_FAIL, BOOT_FAIL, and whatever a later Slurm adds
-      status_ = ended_by(EndCause::kLost, describe() + " ended with " + s->state +
-                                              (s->reason.empty() || s->reason == "None" ? "" : " (" + s->reason + ")"));
+      status_ =
+          ended_by(EndCause::kLost,
+                   describe() + " ended with " + s->state +
+                       (s->reason.empty() || s->reason == "None" ? "" : " (" + s->reason + ")"));
     }
     return status_;
   }
@@ -328,13 +340,19 @@ class SlurmLauncher final : public Launcher {
     for (const std::string& a : common_arguments()) args.push_back(a);
     args.push_back("--wrap=true");
     const ProgramResult r = run_program(args);
-    if (!r.ok()) throw std::invalid_argument("Slurm refuses " + described_options() + ": " + r.message());
+    if (!r.ok())
+      throw std::invalid_argument("Slurm refuses " + described_options() + ": " + r.message());
   }
 
   std::unique_ptr<TrialProcess> launch(const LaunchSpec& spec) override {
-    std::vector<std::string> args{"sbatch", "--parsable", "--requeue", "--open-mode=append",
-                                  "--output=" + spec.log.string(), "--chdir=" + spec.working_directory.string(),
-                                  "--ntasks=1", "--cpus-per-task=" + std::to_string(spec.slots)};
+    std::vector<std::string> args{"sbatch",
+                                  "--parsable",
+                                  "--requeue",
+                                  "--open-mode=append",
+                                  "--output=" + spec.log.string(),
+                                  "--chdir=" + spec.working_directory.string(),
+                                  "--ntasks=1",
+                                  "--cpus-per-task=" + std::to_string(spec.slots)};
     if (const auto it = spec.environment.find("HPSEARCH_TRIAL_ID"); it != spec.environment.end()) {
       args.push_back("--job-name=hpsearch-trial-" + it->second);
     }
@@ -347,7 +365,8 @@ class SlurmLauncher final : public Launcher {
     // --parsable prints "ID" or "ID;CLUSTER".
     const std::string id = r.out.substr(0, r.out.find_first_of(";\n"));
     if (!r.ok() || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::runtime_error("sbatch refused the job (" + described_options() + "): " + r.message());
+      throw std::runtime_error("sbatch refused the job (" + described_options() +
+                               "): " + r.message());
     }
     return std::make_unique<SlurmJob>(table_, id);
   }
@@ -362,7 +381,8 @@ class SlurmLauncher final : public Launcher {
   // Jobs of this experiment (their comment is the marker) that nothing reattached: a run that
   // died between sbatch and its journal record, or trials resume does not continue.
   std::size_t kill_leftovers(const std::string& marker) override {
-    const ProgramResult r = run_program({"squeue", "--noheader", "--me", "--Format=JobID:|,State:|,Comment:|"});
+    const ProgramResult r =
+        run_program({"squeue", "--noheader", "--me", "--Format=JobID:|,State:|,Comment:|"});
     if (!r.ok()) throw std::runtime_error("squeue failed: " + r.message());
     std::size_t cancelled = 0;
     std::istringstream lines(r.out);
@@ -370,7 +390,9 @@ class SlurmLauncher final : public Launcher {
       std::vector<std::string> fields;
       std::istringstream parts(line);
       for (std::string f; std::getline(parts, f, '|');) fields.push_back(f);
-      if (fields.size() < 3 || fields[2] != marker || !active(fields[1]) || reattached_.contains(fields[0])) continue;
+      if (fields.size() < 3 || fields[2] != marker || !active(fields[1]) ||
+          reattached_.contains(fields[0]))
+        continue;
       (void)run_program({"scancel", fields[0]});
       ++cancelled;
     }

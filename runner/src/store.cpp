@@ -80,9 +80,11 @@ std::vector<nlohmann::json> read_lines(const fs::path& path) {
 
 fs::path default_root() {
   if (const char* home = std::getenv("HPSEARCH_HOME"); home && *home) return fs::absolute(home);
-  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data) return fs::path(data) / "hpsearch";
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
+    return fs::path(data) / "hpsearch";
   const char* home = std::getenv("HOME");
-  if (!home || !*home) throw StoreError("neither HPSEARCH_HOME nor HOME is set: where is the experiment store?");
+  if (!home || !*home)
+    throw StoreError("neither HPSEARCH_HOME nor HOME is set: where is the experiment store?");
   return fs::path(home) / ".local" / "share" / "hpsearch";
 }
 
@@ -90,7 +92,8 @@ std::uint64_t parse_experiment_id(const std::string& text) {
   std::uint64_t id = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (error != std::errc() || end != text.data() + text.size() || id == 0) {
-    throw StoreError("'" + text + "' is not an experiment id (a positive integer, as `searcher-run ls` shows)");
+    throw StoreError("'" + text +
+                     "' is not an experiment id (a positive integer, as `searcher-run ls` shows)");
   }
   return id;
 }
@@ -143,7 +146,8 @@ RegistryLock::RegistryLock(const fs::path& root, Mode mode, bool create) {
   const int cause = errno;
   if (fd >= 0) ::close(fd);
   if (mode == kTry && cause == EWOULDBLOCK) return;  // held elsewhere
-  throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " + std::strerror(cause));
+  throw StoreError("cannot lock the model registry " + (models / "lock").string() + ": " +
+                   std::strerror(cause));
 }
 
 RegistryLock::~RegistryLock() {
@@ -158,12 +162,16 @@ std::vector<RegisteredVersion> registered_versions(const fs::path& root) {
     if (entry.path().extension() != ".json") continue;
     std::ifstream in(entry.path());
     const nlohmann::json model = nlohmann::json::parse(in, nullptr, false);
-    if (model.is_discarded() || !model.is_object() || !model.contains("versions") || !model["versions"].is_array()) continue;
+    if (model.is_discarded() || !model.is_object() || !model.contains("versions") ||
+        !model["versions"].is_array())
+      continue;
     for (const nlohmann::json& v : model["versions"]) {
       if (!v.is_object()) continue;
-      RegisteredVersion r{model.value("name", std::string("?")), v.value("version", nlohmann::json(nullptr)),
+      RegisteredVersion r{model.value("name", std::string("?")),
+                          v.value("version", nlohmann::json(nullptr)),
                           v.value("checkpoint_uuid", std::string()), std::nullopt};
-      if (v.contains("experiment_id") && v["experiment_id"].is_number_unsigned()) r.experiment_id = v["experiment_id"].get<std::uint64_t>();
+      if (v.contains("experiment_id") && v["experiment_id"].is_number_unsigned())
+        r.experiment_id = v["experiment_id"].get<std::uint64_t>();
       versions.push_back(std::move(r));
     }
   }
@@ -171,21 +179,29 @@ std::vector<RegisteredVersion> registered_versions(const fs::path& root) {
 }
 
 RunLock::RunLock(const fs::path& experiment_directory, std::uint64_t id)
-    : fd_(::open((experiment_directory / "store.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-  if (fd_ < 0) throw StoreError("experiment " + std::to_string(id) + ": cannot open store.lock: " + std::strerror(errno));
+    : fd_(::open((experiment_directory / "store.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
+                 0644)) {
+  if (fd_ < 0)
+    throw StoreError("experiment " + std::to_string(id) +
+                     ": cannot open store.lock: " + std::strerror(errno));
   struct flock lock = whole_file(F_WRLCK);
   if (::fcntl(fd_, F_OFD_SETLK, &lock) != 0) {
     ::close(fd_);
-    throw StoreError("experiment " + std::to_string(id) + " is already running (another process holds its lock)");
+    throw StoreError("experiment " + std::to_string(id) +
+                     " is already running (another process holds its lock)");
   }
 }
 
-RunLock::~RunLock() { ::close(fd_); }
+RunLock::~RunLock() {
+  ::close(fd_);
+}
 
 Store::Store(fs::path root) : root_(std::move(root)) {
   std::error_code error;
   fs::create_directories(root_ / "experiments", error);
-  if (error) throw StoreError("cannot create the experiment store '" + root_.string() + "': " + error.message());
+  if (error)
+    throw StoreError("cannot create the experiment store '" + root_.string() +
+                     "': " + error.message());
 }
 
 std::vector<std::uint64_t> Store::ids() const {
@@ -194,7 +210,8 @@ std::vector<std::uint64_t> Store::ids() const {
     const std::string name = entry.path().filename().string();
     std::uint64_t id = 0;
     const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), id);
-    if (error == std::errc() && end == name.data() + name.size() && id > 0 && entry.is_directory()) ids.push_back(id);
+    if (error == std::errc() && end == name.data() + name.size() && id > 0 && entry.is_directory())
+      ids.push_back(id);
   }
   std::sort(ids.begin(), ids.end());
   return ids;
@@ -223,7 +240,8 @@ std::uint64_t Store::allocate() {
     write_file_atomically(root_ / "next_experiment_id", std::to_string(next + 1) + '\n');
     const fs::path dir = root_ / "experiments" / std::to_string(next);
     if (::mkdir(dir.c_str(), 0755) == 0) return next;
-    if (errno != EEXIST) throw StoreError("cannot create " + dir.string() + ": " + std::strerror(errno));
+    if (errno != EEXIST)
+      throw StoreError("cannot create " + dir.string() + ": " + std::strerror(errno));
     ++next;  // made by hand, or by a process that predates the counter: the next one
   }
 }
@@ -233,7 +251,8 @@ Status Store::status(std::uint64_t id) const {
   Status status;
   if (std::ifstream in(dir / "state.json"); in) {
     status.record = nlohmann::json::parse(in, nullptr, false);
-    if (status.record.is_discarded() || !status.record.is_object()) status.record = nlohmann::json::object();
+    if (status.record.is_discarded() || !status.record.is_object())
+      status.record = nlohmann::json::object();
   }
   const int fd = ::open((dir / "store.lock").c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
@@ -246,14 +265,15 @@ Status Store::status(std::uint64_t id) const {
     status.state = kill_requested ? "STOPPING_CANCELED" : "ACTIVE";
   } else if (status.record.contains("ended")) {
     status.state = status.record.value("state", "ERROR");
-    if (status.state == "PAUSED") status.reason = "paused; `searcher-run activate " + std::to_string(id) + "` resumes it";
+    if (status.state == "PAUSED")
+      status.reason = "paused; `searcher-run activate " + std::to_string(id) + "` resumes it";
   } else if (kill_requested) {
     status.state = "CANCELED";
   } else if (status.record.contains("pid")) {
     status.state = "PAUSED";
     status.reason = "its runner (pid " + status.record["pid"].dump() +
-                    ") ended without recording an end (killed?); `searcher-run activate " + std::to_string(id) +
-                    "` resumes it";
+                    ") ended without recording an end (killed?); `searcher-run activate " +
+                    std::to_string(id) + "` resumes it";
   } else {
     status.state = "ERROR";
     status.reason = "it never started (see " + (dir / "experiment.log").string() + ")";
@@ -265,11 +285,15 @@ bool Store::signal_runner(std::uint64_t id, int signal) const {
   // A run that has just taken the lock may not have written its pid yet (state.json still
   // holds the previous run's, with its end): wait for it rather than signal a stale pid.
   Status current;
-  wait_until([&] {
-    current = status(id);
-    return !current.alive || (current.record.contains("pid") && !current.record.contains("ended"));
-  }, 10);
-  if (!current.alive || !current.record.contains("pid") || current.record.contains("ended")) return false;
+  wait_until(
+      [&] {
+        current = status(id);
+        return !current.alive ||
+               (current.record.contains("pid") && !current.record.contains("ended"));
+      },
+      10);
+  if (!current.alive || !current.record.contains("pid") || current.record.contains("ended"))
+    return false;
   return ::kill(current.record["pid"].get<pid_t>(), signal) == 0;
 }
 
@@ -281,35 +305,47 @@ std::string Store::record_end(std::uint64_t id, int exit_code) const {
   const fs::path dir = directory(id);
   nlohmann::json record = status(id).record;
   const bool killed = fs::exists(dir / "kill_requested");
-  record["state"] = killed ? "CANCELED" : exit_code == 0 ? "COMPLETED" : exit_code == 130 || exit_code == 143 ? "PAUSED" : "ERROR";
+  record["state"] = killed                                 ? "CANCELED"
+                    : exit_code == 0                       ? "COMPLETED"
+                    : exit_code == 130 || exit_code == 143 ? "PAUSED"
+                                                           : "ERROR";
   record["exit_code"] = exit_code;
   record["ended"] = utc_now();
   write_state(id, record);
   return record["state"].get<std::string>();
 }
 
-std::uint64_t Store::trial_id(std::uint64_t experiment, const std::string& request_id, std::uint32_t index) {
+std::uint64_t Store::trial_id(std::uint64_t experiment, const std::string& request_id,
+                              std::uint32_t index) {
   if (!trial_ids_loaded_) {
     for (const nlohmann::json& j : read_lines(root_ / "trials.jsonl")) {
-      trial_ids_[{j.value("experiment_id", std::uint64_t{0}), j.value("request_id", std::string())}] =
-          j.value("trial_id", std::uint64_t{0});
+      trial_ids_[{j.value("experiment_id", std::uint64_t{0}),
+                  j.value("request_id", std::string())}] = j.value("trial_id", std::uint64_t{0});
     }
     trial_ids_loaded_ = true;
   }
-  if (const auto known = trial_ids_.find({experiment, request_id}); known != trial_ids_.end()) return known->second;
+  if (const auto known = trial_ids_.find({experiment, request_id}); known != trial_ids_.end())
+    return known->second;
   const IdsLock lock(root_);
   // The counter moves first: a crash before the line is written loses a number, never reuses one.
   std::uint64_t next = 1;
   if (std::ifstream in(root_ / "next_trial_id"); in) {
     in >> next;
   } else {
-    for (const nlohmann::json& j : read_lines(root_ / "trials.jsonl")) next = std::max(next, j.value("trial_id", std::uint64_t{0}) + 1);
+    for (const nlohmann::json& j : read_lines(root_ / "trials.jsonl"))
+      next = std::max(next, j.value("trial_id", std::uint64_t{0}) + 1);
   }
   write_file_atomically(root_ / "next_trial_id", std::to_string(next + 1) + '\n');
-  const std::string line = nlohmann::json{{"trial_id", next}, {"experiment_id", experiment},
-                                          {"request_id", request_id}, {"index", index}}.dump() + '\n';
-  const int fd = ::open((root_ / "trials.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) || ::fdatasync(fd) != 0) {
+  const std::string line = nlohmann::json{{"trial_id", next},
+                                          {"experiment_id", experiment},
+                                          {"request_id", request_id},
+                                          {"index", index}}
+                               .dump() +
+                           '\n';
+  const int fd =
+      ::open((root_ / "trials.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+      ::fdatasync(fd) != 0) {
     const std::string why = std::strerror(errno);
     if (fd >= 0) ::close(fd);
     throw StoreError("cannot append to " + (root_ / "trials.jsonl").string() + ": " + why);
@@ -322,7 +358,8 @@ std::uint64_t Store::trial_id(std::uint64_t experiment, const std::string& reque
 std::map<std::string, std::uint64_t> Store::trial_ids(std::uint64_t experiment) const {
   std::map<std::string, std::uint64_t> ids;
   for (const nlohmann::json& j : read_lines(root_ / "trials.jsonl")) {
-    if (j.value("experiment_id", std::uint64_t{0}) == experiment) ids[j.value("request_id", std::string())] = j.value("trial_id", std::uint64_t{0});
+    if (j.value("experiment_id", std::uint64_t{0}) == experiment)
+      ids[j.value("request_id", std::string())] = j.value("trial_id", std::uint64_t{0});
   }
   return ids;
 }

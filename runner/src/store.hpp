@@ -9,7 +9,8 @@
 //   ROOT/experiments/ID/experiment.log    a detached runner's output
 //   ROOT/experiments/ID/store.lock        held (an OFD lock) by the process running it
 //   ROOT/experiments/ID/kill_requested    `kill` was asked for: the end is CANCELED
-//   ROOT/trials.jsonl                     global trial ids {trial_id, experiment_id, request_id, index}
+//   ROOT/trials.jsonl                     global trial ids {trial_id, experiment_id, request_id,
+//   index}
 //
 // Liveness is the lock, never a pid: a runner killed with SIGKILL releases it.
 
@@ -17,8 +18,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -85,7 +86,8 @@ class Store {
   /// The global id of trial `request_id` of experiment `id`: the one it was given, or the next
   /// free one (under ROOT/ids.lock, appended to trials.jsonl and synced), so a resumed run
   /// gives its trials the same ids.
-  [[nodiscard]] std::uint64_t trial_id(std::uint64_t experiment, const std::string& request_id, std::uint32_t index);
+  [[nodiscard]] std::uint64_t trial_id(std::uint64_t experiment, const std::string& request_id,
+                                       std::uint32_t index);
   /// Every trial id of the experiment, by request id.
   [[nodiscard]] std::map<std::string, std::uint64_t> trial_ids(std::uint64_t experiment) const;
   /// Removes the experiment's trials from trials.jsonl.
@@ -93,7 +95,8 @@ class Store {
 
  private:
   std::filesystem::path root_;
-  std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> trial_ids_;  // cache of trials.jsonl
+  std::map<std::pair<std::uint64_t, std::string>, std::uint64_t>
+      trial_ids_;  // cache of trials.jsonl
   bool trial_ids_loaded_ = false;
 };
 
@@ -127,7 +130,8 @@ class RegistryLock {
 
 /// The store experiment whose run directory (ROOT/experiments/ID/run) `directory` is, if it is
 /// one: such a run is continued by `activate`, which keeps the store's records.
-[[nodiscard]] std::optional<std::uint64_t> experiment_of_run_directory(const std::filesystem::path& directory);
+[[nodiscard]] std::optional<std::uint64_t> experiment_of_run_directory(
+    const std::filesystem::path& directory);
 
 /// "12" -> 12; anything else is a StoreError naming the text.
 [[nodiscard]] std::uint64_t parse_experiment_id(const std::string& text);

@@ -27,13 +27,16 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   options.trial_id = [&store, id](const std::string& request_id, std::uint32_t index) {
     return store.trial_id(id, request_id, index);
   };
-  options.lock_registry = [root = store.root()](bool wait) -> std::optional<RunnerOptions::LockedRegistry> {
+  options.lock_registry =
+      [root = store.root()](bool wait) -> std::optional<RunnerOptions::LockedRegistry> {
     // The registry's directory is made first: a registration that made it meanwhile would not
     // be excluded by a lock on a registry that did not exist yet.
-    auto registry_lock = std::make_shared<RegistryLock>(root, wait ? RegistryLock::kWait : RegistryLock::kTry, true);
+    auto registry_lock =
+        std::make_shared<RegistryLock>(root, wait ? RegistryLock::kWait : RegistryLock::kTry, true);
     if (!registry_lock->held()) return std::nullopt;
     RunnerOptions::LockedRegistry registry{registry_lock, {}};
-    for (const RegisteredVersion& v : registered_versions(root)) registry.registered_checkpoints.insert(v.checkpoint_uuid);
+    for (const RegisteredVersion& v : registered_versions(root))
+      registry.registered_checkpoints.insert(v.checkpoint_uuid);
     return registry;
   };
   options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
@@ -45,13 +48,15 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
 
 }  // namespace
 
-int run_in_store(Store& store, std::uint64_t id, bool detach, RunnerOptions options, const RunBody& body,
-                 const std::function<void()>& after_start, std::ostream& out, std::ostream& err) {
+int run_in_store(Store& store, std::uint64_t id, bool detach, RunnerOptions options,
+                 const RunBody& body, const std::function<void()>& after_start, std::ostream& out,
+                 std::ostream& err) {
   if (!detach) return run_locked(store, id, std::move(options), body, after_start, out, err);
   options.terminal = false;
   const std::filesystem::path log = store.directory(id) / "experiment.log";
   int ready[2];
-  if (::pipe2(ready, O_CLOEXEC) != 0) throw StoreError("experiment " + std::to_string(id) + ": pipe failed");
+  if (::pipe2(ready, O_CLOEXEC) != 0)
+    throw StoreError("experiment " + std::to_string(id) + ": pipe failed");
   out.flush();
   err.flush();
   std::cout.flush();
@@ -67,16 +72,21 @@ int run_in_store(Store& store, std::uint64_t id, bool detach, RunnerOptions opti
     if (runner != 0) ::_exit(runner < 0 ? 1 : 0);
     const int null_in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (null_in < 0 || log_fd < 0 || ::dup2(null_in, 0) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(1);
+    if (null_in < 0 || log_fd < 0 || ::dup2(null_in, 0) < 0 || ::dup2(log_fd, 1) < 0 ||
+        ::dup2(log_fd, 2) < 0)
+      ::_exit(1);
     ::close(null_in);
     ::close(log_fd);
     int code = 1;
     try {
-      code = run_locked(store, id, std::move(options), body, [&] {
-        const char ok = 1;
-        (void)!::write(ready[1], &ok, 1);
-        ::close(ready[1]);
-      }, std::cout, std::cerr);
+      code = run_locked(
+          store, id, std::move(options), body,
+          [&] {
+            const char ok = 1;
+            (void)!::write(ready[1], &ok, 1);
+            ::close(ready[1]);
+          },
+          std::cout, std::cerr);
     } catch (const std::exception& e) {
       std::cerr << "searcher-run: experiment " << id << ": " << e.what() << '\n';
     }
@@ -94,7 +104,8 @@ int run_in_store(Store& store, std::uint64_t id, bool detach, RunnerOptions opti
   } while (n < 0 && errno == EINTR);
   ::close(ready[0]);
   if (n != 1) {
-    err << "searcher-run: experiment " << id << ": the detached runner did not start (see " << log.string() << ")\n";
+    err << "searcher-run: experiment " << id << ": the detached runner did not start (see "
+        << log.string() << ")\n";
     return 1;
   }
   after_start();

@@ -33,9 +33,10 @@ bool Supervisor::enqueue(std::uint32_t trial) {
   return true;
 }
 
-void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,
-                                const std::function<void(std::uint32_t, long)>& started,
-                                const std::function<void(std::uint32_t, const std::string&)>& failed) {
+void Supervisor::launch_waiting(
+    const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,
+    const std::function<void(std::uint32_t, long)>& started,
+    const std::function<void(std::uint32_t, const std::string&)>& failed) {
   while (live_order_.size() < slots_ && !waiting_.empty()) {
     const std::uint32_t trial = waiting_.front();
     waiting_.pop_front();
@@ -58,14 +59,16 @@ void Supervisor::launch_waiting(const std::function<std::optional<LaunchSpec>(st
     }
     const long pid = process->pid();
     if (!token.empty()) tokens_[token] = trial;
-    Live& live = live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}}).first->second;
+    Live& live = live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}})
+                     .first->second;
     if (live.process->handle().empty()) live.heard = std::chrono::steady_clock::now();
     live_order_.push_back(trial);
     started(trial, pid);
   }
 }
 
-void Supervisor::adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> process, const std::string& token) {
+void Supervisor::adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> process,
+                       const std::string& token) {
   if (live_.contains(trial)) return;
   if (!token.empty()) tokens_[token] = trial;
   live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}});
@@ -118,7 +121,8 @@ void Supervisor::flush(Connection& c) {
     const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) c.out.clear();  // gone: the read side notices
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        c.out.clear();  // gone: the read side notices
       return;
     }
     c.out.erase(0, static_cast<std::size_t>(n));
@@ -184,15 +188,16 @@ void Supervisor::read_pending() {
     try {
       const nlohmann::json j = nlohmann::json::parse(*hello);
       if (j.value("type", "") == "hello" && j.contains("token") && j.at("token").is_string()) {
-        if (const auto it = tokens_.find(j.at("token").get<std::string>()); it != tokens_.end()) trial = it->second;
+        if (const auto it = tokens_.find(j.at("token").get<std::string>()); it != tokens_.end())
+          trial = it->second;
       }
-    } catch (const nlohmann::json::exception&) {
-    }
+    } catch (const nlohmann::json::exception&) {}
     Connection moved = std::move(c);
     pending_.erase(pending_.begin() + static_cast<long>(k));
     if (!trial) {
-      const std::string refusal = "{\"error\":\"the first line must be {\\\"type\\\":\\\"hello\\\",\\\"token\\\":T} "
-                                  "with the token of a running trial (HPSEARCH_TRIAL_TOKEN)\"}\n";
+      const std::string refusal =
+          "{\"error\":\"the first line must be {\\\"type\\\":\\\"hello\\\",\\\"token\\\":T} "
+          "with the token of a running trial (HPSEARCH_TRIAL_TOKEN)\"}\n";
       (void)!::send(moved.fd, refusal.data(), refusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
       listener_.on_refused(peer_name(moved.fd));
       ::close(moved.fd);
@@ -223,7 +228,8 @@ bool Supervisor::receive(Connection& c) {
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);  // else end of stream, or an error that ends it
+    return n < 0 && (errno == EAGAIN ||
+                     errno == EWOULDBLOCK);  // else end of stream, or an error that ends it
   }
 }
 
@@ -245,10 +251,13 @@ bool Supervisor::read_connection(Connection& c, const std::function<void(const s
 
 void Supervisor::read_reports(std::uint32_t trial) {
   const auto deliver_line = [&](const std::string& text) {
-    live_.at(trial).heard = std::chrono::steady_clock::now();  // any line is talking, even a bad one
+    live_.at(trial).heard =
+        std::chrono::steady_clock::now();  // any line is talking, even a bad one
     listener_.on_report(trial, text);
   };
-  const auto too_long = [&](const std::string& head) { listener_.on_oversized_report(trial, head); };
+  const auto too_long = [&](const std::string& head) {
+    listener_.on_oversized_report(trial, head);
+  };
   {
     Live& live = live_.at(trial);
     const bool open = live.process->read_reports(live.buffer);

@@ -19,7 +19,8 @@ namespace hpsearch {
 
 TrialChannel::TrialChannel(const std::filesystem::path& path) {
   fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd_ < 0) throw std::runtime_error(std::string("cannot create a socket: ") + std::strerror(errno));
+  if (fd_ < 0)
+    throw std::runtime_error(std::string("cannot create a socket: ") + std::strerror(errno));
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   const std::string text = std::filesystem::absolute(path).string();
@@ -39,7 +40,8 @@ TrialChannel::TrialChannel(const std::filesystem::path& path) {
     length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
     address_ = "unix:@" + name;
   }
-  if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), length) != 0 || ::listen(fd_, 128) != 0) {
+  if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), length) != 0 ||
+      ::listen(fd_, 128) != 0) {
     const std::string error = std::strerror(errno);
     ::close(fd_);
     throw std::runtime_error("cannot listen on " + address_ + ": " + error);
@@ -51,24 +53,30 @@ TcpEndpoint parse_tcp_endpoint(const std::string& text) {
   std::string port;
   if (text.starts_with("[")) {  // [V6]:PORT
     const std::size_t close = text.find(']');
-    if (close == std::string::npos) throw std::invalid_argument("'" + text + "' has no closing ']'");
+    if (close == std::string::npos)
+      throw std::invalid_argument("'" + text + "' has no closing ']'");
     endpoint.host = text.substr(1, close - 1);
     if (close + 1 < text.size()) {
-      if (text[close + 1] != ':') throw std::invalid_argument("'" + text + "': expected ':PORT' after ']'");
+      if (text[close + 1] != ':')
+        throw std::invalid_argument("'" + text + "': expected ':PORT' after ']'");
       port = text.substr(close + 2);
     }
-  } else if (const std::size_t colon = text.rfind(':'); colon != std::string::npos && text.find(':') == colon) {
+  } else if (const std::size_t colon = text.rfind(':');
+             colon != std::string::npos && text.find(':') == colon) {
     endpoint.host = text.substr(0, colon);
     port = text.substr(colon + 1);
   } else {
     endpoint.host = text;  // a bare IPv6 address has several colons and no port
   }
-  if (endpoint.host.empty()) throw std::invalid_argument("'" + text + "' has no host (expected HOST[:PORT])");
+  if (endpoint.host.empty())
+    throw std::invalid_argument("'" + text + "' has no host (expected HOST[:PORT])");
   if (!port.empty() || text.ends_with(":")) {
     char* end = nullptr;
     const unsigned long value = std::strtoul(port.c_str(), &end, 10);
-    if (port.empty() || *end != '\0' || port.find_first_not_of("0123456789") != std::string::npos || value > 65535) {
-      throw std::invalid_argument("'" + text + "': the port must be a number from 0 to 65535, got '" + port + "'");
+    if (port.empty() || *end != '\0' || port.find_first_not_of("0123456789") != std::string::npos ||
+        value > 65535) {
+      throw std::invalid_argument(
+          "'" + text + "': the port must be a number from 0 to 65535, got '" + port + "'");
     }
     endpoint.port = static_cast<std::uint16_t>(value);
   }
@@ -104,8 +112,9 @@ TrialChannel::TrialChannel(const TcpEndpoint& endpoint) {
   sockaddr_storage bound{};
   socklen_t length = sizeof bound;
   ::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &length);
-  const std::uint16_t actual = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6*>(&bound)->sin6_port
-                                                                 : reinterpret_cast<const sockaddr_in*>(&bound)->sin_port);
+  const std::uint16_t actual =
+      ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6*>(&bound)->sin6_port
+                                        : reinterpret_cast<const sockaddr_in*>(&bound)->sin_port);
   address_ = "tcp:" + endpoint.host + ":" + std::to_string(actual);
 }
 
@@ -139,7 +148,9 @@ TrialChannel::~TrialChannel() {
   }
 }
 
-int TrialChannel::accept() const { return ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+int TrialChannel::accept() const {
+  return ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
 
 std::string random_token() {
   unsigned char bytes[16];

@@ -12,11 +12,15 @@ const std::vector<MetricPoint> kNoCurve;
 
 }  // namespace
 
-void TrialMetrics::record(std::uint32_t trial, const std::filesystem::path& file, const std::string& group,
-                          std::uint64_t steps_completed, const nlohmann::json& metrics, double time) {
+void TrialMetrics::record(std::uint32_t trial, const std::filesystem::path& file,
+                          const std::string& group, std::uint64_t steps_completed,
+                          const nlohmann::json& metrics, double time) {
   auto& journal = open_[trial];
   if (!journal) journal = std::make_unique<Journal>(file);
-  journal->append({{"group", group}, {"steps_completed", steps_completed}, {"metrics", metrics}, {"time", time}});
+  journal->append({{"group", group},
+                   {"steps_completed", steps_completed},
+                   {"metrics", metrics},
+                   {"time", time}});
   trials_[trial].file = file;
   take(trial, group, steps_completed, metrics, time);
 }
@@ -27,8 +31,8 @@ void TrialMetrics::load(std::uint32_t trial, const std::filesystem::path& file) 
   const JournalContents contents = read_journal(file);
   if (contents.torn_tail) truncate_journal(file, contents.valid_bytes);
   for (const nlohmann::json& r : contents.records) {
-    take(trial, r.at("group").get<std::string>(), r.at("steps_completed").get<std::uint64_t>(), r.at("metrics"),
-         r.value("time", 0.0));
+    take(trial, r.at("group").get<std::string>(), r.at("steps_completed").get<std::uint64_t>(),
+         r.at("metrics"), r.value("time", 0.0));
   }
 }
 
@@ -50,7 +54,8 @@ void TrialMetrics::take(std::uint32_t trial, const std::string& group, std::uint
   curve_bests_.insert(*t.best);
 }
 
-void TrialMetrics::rollback(std::uint32_t trial, const std::filesystem::path& file, std::uint64_t steps) {
+void TrialMetrics::rollback(std::uint32_t trial, const std::filesystem::path& file,
+                            std::uint64_t steps) {
   if (!std::filesystem::exists(file)) return;
   const JournalContents contents = read_journal(file);
   std::string kept;
@@ -69,8 +74,8 @@ void TrialMetrics::rollback(std::uint32_t trial, const std::filesystem::path& fi
   trials_[trial] = Trial{};
   trials_[trial].file = file;
   for (const nlohmann::json* r : keep) {
-    take(trial, r->at("group").get<std::string>(), r->at("steps_completed").get<std::uint64_t>(), r->at("metrics"),
-         r->value("time", 0.0));
+    take(trial, r->at("group").get<std::string>(), r->at("steps_completed").get<std::uint64_t>(),
+         r->at("metrics"), r->value("time", 0.0));
   }
 }
 
@@ -81,7 +86,8 @@ void TrialMetrics::note_searcher_value(double value) {
 
 std::optional<double> TrialMetrics::best() const {
   std::optional<double> best = operation_best_;
-  if (!curve_bests_.empty() && (!best || *curve_bests_.begin() < *best)) best = *curve_bests_.begin();
+  if (!curve_bests_.empty() && (!best || *curve_bests_.begin() < *best))
+    best = *curve_bests_.begin();
   if (!best) return std::nullopt;
   return smaller_is_better_ ? *best : -*best;
 }
@@ -98,7 +104,8 @@ nlohmann::json TrialMetrics::summary(std::uint32_t trial) const {
   return {{"file", it->second.file.string()}, {"groups", groups}};
 }
 
-std::optional<double> TrialMetrics::searcher_metric_at(std::uint32_t trial, std::uint64_t steps) const {
+std::optional<double> TrialMetrics::searcher_metric_at(std::uint32_t trial,
+                                                       std::uint64_t steps) const {
   const auto it = trials_.find(trial);
   if (it == trials_.end()) return std::nullopt;
   for (auto p = it->second.curve.rbegin(); p != it->second.curve.rend(); ++p) {

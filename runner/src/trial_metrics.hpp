@@ -50,9 +50,11 @@ class TrialMetrics {
   /// {"file", "groups": {group: {"reports", "metrics": [names], "last": {...}}}}.
   [[nodiscard]] nlohmann::json summary(std::uint32_t trial) const;
   /// The searcher metric the trial reported in validation metrics at `steps`, if any.
-  [[nodiscard]] std::optional<double> searcher_metric_at(std::uint32_t trial, std::uint64_t steps) const;
+  [[nodiscard]] std::optional<double> searcher_metric_at(std::uint32_t trial,
+                                                         std::uint64_t steps) const;
   /// The metrics of the trial's last validation report if it was at `steps`, else {}.
-  [[nodiscard]] nlohmann::json validation_metrics_at(std::uint32_t trial, std::uint64_t steps) const;
+  [[nodiscard]] nlohmann::json validation_metrics_at(std::uint32_t trial,
+                                                     std::uint64_t steps) const;
   /// The trial's validation values of the searcher metric, in report order.
   [[nodiscard]] const std::vector<MetricPoint>& curve(std::uint32_t trial) const;
   /// The best searcher metric any trial has reported (validation metrics not rolled back, or
@@ -76,15 +78,15 @@ class TrialMetrics {
   };
   // A value as a key that sorts best first.
   double key(double value) const { return smaller_is_better_ ? value : -value; }
-  void take(std::uint32_t trial, const std::string& group, std::uint64_t steps, const nlohmann::json& metrics,
-            double time);
+  void take(std::uint32_t trial, const std::string& group, std::uint64_t steps,
+            const nlohmann::json& metrics, double time);
 
   std::string metric_;
   bool smaller_is_better_;
   std::unordered_map<std::uint32_t, Trial> trials_;
   std::unordered_map<std::uint32_t, std::unique_ptr<Journal>> open_;
-  std::optional<double> operation_best_;      // keyed: the best value an operation completed with
-  std::multiset<double> curve_bests_;         // keyed: each trial's best validation report
+  std::optional<double> operation_best_;  // keyed: the best value an operation completed with
+  std::multiset<double> curve_bests_;     // keyed: each trial's best validation report
 };
 
 }  // namespace hpsearch::runner_detail

@@ -17,23 +17,29 @@ constexpr std::size_t kShownLength = 100;
 std::string clipped(std::string text) {
   if (text.size() <= kShownLength) return text;
   std::size_t cut = kShownLength;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0U) == 0x80U) --cut;  // a continuation byte
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0U) == 0x80U)
+    --cut;  // a continuation byte
   return text.substr(0, cut) + "...";
 }
-std::string shown(const nlohmann::json& value) { return clipped(value.dump()); }
+std::string shown(const nlohmann::json& value) {
+  return clipped(value.dump());
+}
 
 // The fields a report may have, besides "type".
-void expect_fields(const nlohmann::json& j, const std::string& type, const std::set<std::string>& allowed) {
+void expect_fields(const nlohmann::json& j, const std::string& type,
+                   const std::set<std::string>& allowed) {
   for (const auto& [key, value] : j.items()) {
     if (key != "type" && !allowed.contains(key)) {
       std::string names;
       for (const std::string& a : allowed) names += (names.empty() ? "" : ", ") + a;
-      throw TrialProtocolError(type + ": unknown field '" + clipped(key) + "' (fields: " + names + ")");
+      throw TrialProtocolError(type + ": unknown field '" + clipped(key) + "' (fields: " + names +
+                               ")");
     }
   }
 }
 
-std::uint64_t length_field(const nlohmann::json& j, const std::string& type, const std::string& name = "length") {
+std::uint64_t length_field(const nlohmann::json& j, const std::string& type,
+                           const std::string& name = "length") {
   if (!j.contains(name)) throw TrialProtocolError(type + ": missing field '" + name + "'");
   const nlohmann::json& v = j.at(name);
   if (!v.is_number_unsigned()) {
@@ -42,7 +48,8 @@ std::uint64_t length_field(const nlohmann::json& j, const std::string& type, con
   return v.get<std::uint64_t>();
 }
 
-std::string string_field(const nlohmann::json& j, const std::string& type, const std::string& name) {
+std::string string_field(const nlohmann::json& j, const std::string& type,
+                         const std::string& name) {
   if (!j.contains(name) || !j.at(name).is_string()) {
     throw TrialProtocolError(type + ": '" + name + "' must be a string");
   }
@@ -84,13 +91,15 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     if (j.contains("fraction") && !j.contains("units")) {
       const nlohmann::json& f = j.at("fraction");
       if (!f.is_number() || !(f.get<double>() >= 0 && f.get<double>() <= 1)) {
-        throw TrialProtocolError("progress: 'fraction' must be a number between 0 and 1, got " + shown(f));
+        throw TrialProtocolError("progress: 'fraction' must be a number between 0 and 1, got " +
+                                 shown(f));
       }
       return ProgressReport{std::nullopt, f.get<double>()};
     }
     if (!j.contains("units") || !j.at("units").is_number() || j.at("units").get<double>() < 0 ||
         !std::isfinite(j.at("units").get<double>()) || j.contains("fraction")) {
-      throw TrialProtocolError("progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
+      throw TrialProtocolError(
+          "progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
     }
     return ProgressReport{j.at("units").get<double>(), std::nullopt};
   }
@@ -103,7 +112,8 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     }
     report.metrics = j.at("metrics");
     if (!report.metrics.contains(metric)) {
-      throw TrialProtocolError("validation: the metrics lack the searcher's metric '" + metric + "'");
+      throw TrialProtocolError("validation: the metrics lack the searcher's metric '" + metric +
+                               "'");
     }
     const std::optional<double> value = metric_from_json(report.metrics.at(metric));
     if (!value) {
@@ -117,19 +127,24 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     expect_fields(j, type, {"storage_id", "steps_completed", "metadata"});
     const nlohmann::json& id = j.at("storage_id");
     if (!id.is_string() || id.get<std::string>().empty() ||
-        id.get<std::string>().find_first_of("/\\") != std::string::npos || id.get<std::string>().starts_with(".")) {
-      throw TrialProtocolError("checkpoint: 'storage_id' must be a plain name (a UUID), got " + shown(id));
+        id.get<std::string>().find_first_of("/\\") != std::string::npos ||
+        id.get<std::string>().starts_with(".")) {
+      throw TrialProtocolError("checkpoint: 'storage_id' must be a plain name (a UUID), got " +
+                               shown(id));
     }
     CheckpointReport report;
     report.storage_id = id.get<std::string>();
-    if (j.contains("steps_completed") && !j.at("steps_completed").is_null()) report.length = length_field(j, type, "steps_completed");
+    if (j.contains("steps_completed") && !j.at("steps_completed").is_null())
+      report.length = length_field(j, type, "steps_completed");
     report.metadata = j.value("metadata", nlohmann::json::object());
-    if (!report.metadata.is_object()) throw TrialProtocolError("checkpoint: 'metadata' must be an object");
+    if (!report.metadata.is_object())
+      throw TrialProtocolError("checkpoint: 'metadata' must be an object");
     return report;
   }
   if (type == "checkpoint") {
     expect_fields(j, type, {"path", "length"});
-    if (!j.contains("path") || !j.at("path").is_string() || j.at("path").get<std::string>().empty()) {
+    if (!j.contains("path") || !j.at("path").is_string() ||
+        j.at("path").get<std::string>().empty()) {
       throw TrialProtocolError("checkpoint: 'path' must be a non-empty string");
     }
     CheckpointReport report;
@@ -141,18 +156,22 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     expect_fields(j, type, {"reason"});
     std::string reason;
     if (j.contains("reason")) {
-      if (!j.at("reason").is_string()) throw TrialProtocolError("invalid_hp: 'reason' must be a string");
+      if (!j.at("reason").is_string())
+        throw TrialProtocolError("invalid_hp: 'reason' must be a string");
       reason = j.at("reason").get<std::string>();
     }
     return InvalidHpReport{reason};
   }
   if (type == "metrics") {
     expect_fields(j, type, {"group", "steps_completed", "metrics"});
-    MetricsReport report{string_field(j, type, "group"), length_field(j, type, "steps_completed"), j.value("metrics", nlohmann::json())};
+    MetricsReport report{string_field(j, type, "group"), length_field(j, type, "steps_completed"),
+                         j.value("metrics", nlohmann::json())};
     if (report.group.empty() || report.group.find('.') != std::string::npos) {
-      throw TrialProtocolError("metrics: 'group' must be a non-empty name without '.', got " + shown(report.group));
+      throw TrialProtocolError("metrics: 'group' must be a non-empty name without '.', got " +
+                               shown(report.group));
     }
-    if (!report.metrics.is_object()) throw TrialProtocolError("metrics: 'metrics' must be an object");
+    if (!report.metrics.is_object())
+      throw TrialProtocolError("metrics: 'metrics' must be an object");
     return report;
   }
   if (type == "status") {
@@ -164,13 +183,16 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     const std::string reason = string_field(j, type, "reason");
     if (reason == "invalid_hp") return EarlyExitReport{ExitedReason::kInvalidHp};
     if (reason == "user_requested_stop") return EarlyExitReport{ExitedReason::kUserRequestedStop};
-    throw TrialProtocolError("early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got " + shown(reason));
+    throw TrialProtocolError(
+        "early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got " +
+        shown(reason));
   }
   if (type == "request") {
     expect_fields(j, type, {"id", "what"});
     RequestReport report{length_field(j, type, "id"), string_field(j, type, "what")};
     if (report.what != "best_validation" && report.what != "sync") {
-      throw TrialProtocolError("request: unknown request '" + clipped(report.what) + "' (requests: best_validation, sync)");
+      throw TrialProtocolError("request: unknown request '" + clipped(report.what) +
+                               "' (requests: best_validation, sync)");
     }
     return report;
   }
@@ -182,7 +204,8 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
     expect_fields(j, type, {"storage_id"});
     return CheckpointDeletedReport{string_field(j, type, "storage_id")};
   }
-  throw TrialProtocolError("unknown type '" + clipped(type) + "' (types: " + std::string(kTypes) + ")");
+  throw TrialProtocolError("unknown type '" + clipped(type) + "' (types: " + std::string(kTypes) +
+                           ")");
 }
 
 }  // namespace hpsearch

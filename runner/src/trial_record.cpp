@@ -23,22 +23,25 @@ nlohmann::json to_json(const TrialRecord& t) {
   for (const Checkpoint& c : t.stored) stored.push_back(to_json(c));
   nlohmann::json validations = nlohmann::json::array();
   for (const Validation& v : t.validations) {
-    validations.push_back({{"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics}});
+    validations.push_back(
+        {{"length", v.length}, {"metric", metric_to_json(v.metric)}, {"metrics", v.metrics}});
   }
-  nlohmann::json j{{"request_id", t.id.to_string()},
-          {"trial_seed", t.trial_seed},
-          {"hparams", t.hparams},
-          {"created", t.created},
-          {"target", t.target ? nlohmann::json(*t.target) : nullptr},
-          {"close_requested", t.close_requested},
-          {"closed", t.closed},
-          {"exit_reason", t.exit_reason ? nlohmann::json(std::string(to_string(*t.exit_reason))) : nullptr},
-          {"restarts", t.restarts},
-          {"checkpoint", t.checkpoint ? to_json(*t.checkpoint) : nlohmann::json(nullptr)},
-          {"stored_checkpoints", std::move(stored)},
-          {"launches", t.launches},
-          {"validations", std::move(validations)},
-          {"last_failure", t.last_failure}};
+  nlohmann::json j{
+      {"request_id", t.id.to_string()},
+      {"trial_seed", t.trial_seed},
+      {"hparams", t.hparams},
+      {"created", t.created},
+      {"target", t.target ? nlohmann::json(*t.target) : nullptr},
+      {"close_requested", t.close_requested},
+      {"closed", t.closed},
+      {"exit_reason",
+       t.exit_reason ? nlohmann::json(std::string(to_string(*t.exit_reason))) : nullptr},
+      {"restarts", t.restarts},
+      {"checkpoint", t.checkpoint ? to_json(*t.checkpoint) : nlohmann::json(nullptr)},
+      {"stored_checkpoints", std::move(stored)},
+      {"launches", t.launches},
+      {"validations", std::move(validations)},
+      {"last_failure", t.last_failure}};
   if (!t.job.empty()) j["job"] = {{"id", t.job}, {"token", t.job_token}};
   return j;
 }
@@ -54,7 +57,8 @@ TrialRecord trial_record_from_json(const nlohmann::json& j) {
   if (!j.at("target").is_null()) t.target = j.at("target").get<std::uint64_t>();
   t.close_requested = j.at("close_requested").get<bool>();
   t.closed = j.at("closed").get<bool>();
-  if (!j.at("exit_reason").is_null()) t.exit_reason = parse_exited_reason(j.at("exit_reason").get<std::string>());
+  if (!j.at("exit_reason").is_null())
+    t.exit_reason = parse_exited_reason(j.at("exit_reason").get<std::string>());
   t.restarts = j.at("restarts").get<std::uint64_t>();
   if (!j.at("checkpoint").is_null()) t.checkpoint = checkpoint_from_json(j.at("checkpoint"));
   for (const nlohmann::json& c : j.value("stored_checkpoints", nlohmann::json::array())) {
@@ -63,7 +67,8 @@ TrialRecord trial_record_from_json(const nlohmann::json& j) {
   t.launches = j.value("launches", std::uint64_t{0});
   for (const nlohmann::json& v : j.at("validations")) {
     t.validations.push_back({v.at("length").get<std::uint64_t>(),
-                             metric_from_json(v.at("metric")).value_or(std::nan("")), v.at("metrics")});
+                             metric_from_json(v.at("metric")).value_or(std::nan("")),
+                             v.at("metrics")});
   }
   t.last_failure = j.value("last_failure", nlohmann::json());
   if (j.contains("job")) {

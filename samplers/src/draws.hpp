@@ -26,7 +26,9 @@ class RngBits {
 };
 
 /// Uniform in [0, 1).
-inline double uniform01(RngBits& bits) { return boost::random::uniform_01<double>{}(bits); }
+inline double uniform01(RngBits& bits) {
+  return boost::random::uniform_01<double>{}(bits);
+}
 
 /// N(mean, sigma) truncated to [0, 1], by rejection (every caller has most of its mass inside:
 /// at worst a prior of sigma 1 centred at 0.5, accepted 38% of the time); after 64 misses,

@@ -17,8 +17,8 @@ namespace sampler_detail {
 /// copy or a restored sampler starts without it and rebuilds the same bits.
 struct GpCache {
   std::uint64_t fits = 0;
-  std::uint64_t longest = 0;         // the longest length when built (it sets the fidelities)
-  std::vector<std::uint64_t> rows;   // the observations factored, by position in the history
+  std::uint64_t longest = 0;        // the longest length when built (it sets the fidelities)
+  std::vector<std::uint64_t> rows;  // the observations factored, by position in the history
   GrowingCholesky factor;
 };
 }  // namespace sampler_detail
@@ -118,7 +118,8 @@ class Posterior {
     Eigen::MatrixXd k_star(n, m);
     for (Eigen::Index c = 0; c < m; ++c) {
       const double* x = candidates.data() + static_cast<std::size_t>(c) * d;
-      for (Eigen::Index i = 0; i < n; ++i) k_star(i, c) = kernel_(points_[static_cast<std::size_t>(i)], x);
+      for (Eigen::Index i = 0; i < n; ++i)
+        k_star(i, c) = kernel_(points_[static_cast<std::size_t>(i)], x);
     }
     const Eigen::Map<const Eigen::VectorXd> alpha(alpha_.data(), n);
     const Eigen::VectorXd mean = k_star.transpose() * alpha;
@@ -226,7 +227,8 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   const auto fidelity = [&](std::uint64_t length) {
     return longest <= 1 ? 1.0
                         : std::clamp(std::log(static_cast<double>(length)) /
-                                         std::log(static_cast<double>(longest)), 0.0, 1.0);
+                                         std::log(static_cast<double>(longest)),
+                                     0.0, 1.0);
   };
   std::vector<double> rows(n * e);
   for (std::size_t i = 0; i < n; ++i) {
@@ -260,7 +262,8 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
       ys[static_cast<Eigen::Index>(i)] = y[subset[i]];
     }
     const GpHyper start = fit_ ? fit_->hyper() : sampler_detail::default_hyper(e);
-    const GpHyper h = sampler_detail::fit_hyperparameters(model_dims_, x, ys, start, kFitEvaluations);
+    const GpHyper h =
+        sampler_detail::fit_hyperparameters(model_dims_, x, ys, start, kFitEvaluations);
     fit_ = Fit{observations, h.log_lengthscale, h.log_signal, h.log_noise};
     ++fits_;
   }
@@ -269,8 +272,7 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   // The factor: extended by the new observations when the set only grew (and the longest
   // length is the same), else rebuilt.
   GpCache& cache = *cache_;
-  const bool extends = cache.fits == fits_ && cache.longest == longest &&
-                       cache.rows.size() <= n &&
+  const bool extends = cache.fits == fits_ && cache.longest == longest && cache.rows.size() <= n &&
                        std::equal(cache.rows.begin(), cache.rows.end(), data.begin(),
                                   [](std::uint64_t order, const ObservationStore::Observed& o) {
                                     return order == o.order;
@@ -326,7 +328,8 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   for (std::size_t i = 0; i < n; ++i) {
     if (data[i].length == longest) top.push_back(i);
   }
-  std::stable_sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
+  std::stable_sort(top.begin(), top.end(),
+                   [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
   best = y[top.front()];
   const Posterior posterior(kernel, points, cache.factor, alpha);
 
@@ -357,7 +360,8 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   // when it scores higher.
   std::vector<std::size_t> order(scores.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
   const std::size_t centres = std::min(kRefineCentres, order.size());
   std::vector<double> centre(centres * e);
   std::vector<double> centre_score(centres);

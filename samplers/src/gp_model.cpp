@@ -15,19 +15,21 @@ constexpr double kSqrt5 = 2.23606797749978969641;
 constexpr double kLogTwoPi = 1.83787706640934548356;
 
 // Bounds and priors of the log hyperparameters (inputs in [0, 1], outputs standardised).
-constexpr double kLogLengthMin = -4.60517018598809136804;  // 0.01
-constexpr double kLogLengthMax = 2.99573227355399099344;   // 20
-constexpr double kLogSignalMin = -2.99573227355399099344;  // 0.05
-constexpr double kLogSignalMax = 2.99573227355399099344;   // 20
-constexpr double kLogNoiseMin = -13.8155105579642741041;   // 1e-6
-constexpr double kLogNoiseMax = 0;                         // 1
+constexpr double kLogLengthMin = -4.60517018598809136804;     // 0.01
+constexpr double kLogLengthMax = 2.99573227355399099344;      // 20
+constexpr double kLogSignalMin = -2.99573227355399099344;     // 0.05
+constexpr double kLogSignalMax = 2.99573227355399099344;      // 20
+constexpr double kLogNoiseMin = -13.8155105579642741041;      // 1e-6
+constexpr double kLogNoiseMax = 0;                            // 1
 constexpr double kLengthPriorMean = -0.69314718055994530942;  // 0.5
 constexpr double kLengthPriorSd = 1.0;
 constexpr double kSignalPriorSd = 1.0;
 constexpr double kNoisePriorMean = -6.90775527898213705205;  // 1e-3
 constexpr double kNoisePriorSd = 2.0;
 
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::numbers::sqrt2);
+}
 
 // Parameters as one vector: the log lengthscales, then log signal, then log noise.
 Eigen::VectorXd pack(const GpHyper& h) {
@@ -103,7 +105,8 @@ class Objective {
       double g = 0;
       for (Eigen::Index i = 0; i < n; ++i) {
         for (Eigen::Index m = 0; m < n; ++m) {
-          const std::size_t at = static_cast<std::size_t>(((i >= m ? i * n + m : m * n + i)) * d + j);
+          const std::size_t at =
+              static_cast<std::size_t>(((i >= m ? i * n + m : m * n + i)) * d + j);
           g += w(i, m) * dk_dr_term(i, m) * diffs[at];
         }
       }
@@ -201,7 +204,9 @@ Eigen::VectorXd minimise(const Objective& f, Eigen::VectorXd x, const Eigen::Vec
 
 }  // namespace
 
-double matern52(double r) { return (1 + kSqrt5 * r + 5.0 / 3.0 * r * r) * std::exp(-kSqrt5 * r); }
+double matern52(double r) {
+  return (1 + kSqrt5 * r + 5.0 / 3.0 * r * r) * std::exp(-kSqrt5 * r);
+}
 
 Kernel::Kernel(const std::vector<EncodedDimension>& dimensions, const GpHyper& hyper)
     : signal_(std::exp(hyper.log_signal)), noise_(std::exp(hyper.log_noise)) {
@@ -289,9 +294,9 @@ Eigen::MatrixXd GrowingCholesky::dense() const {
   return l;
 }
 
-double negative_log_posterior(const std::vector<EncodedDimension>& dimensions,
-                              const PointMatrix& x, const Eigen::VectorXd& y,
-                              const GpHyper& hyper, Eigen::VectorXd& gradient) {
+double negative_log_posterior(const std::vector<EncodedDimension>& dimensions, const PointMatrix& x,
+                              const Eigen::VectorXd& y, const GpHyper& hyper,
+                              Eigen::VectorXd& gradient) {
   return Objective(dimensions, x, y)(pack(hyper), gradient);
 }
 
@@ -303,19 +308,20 @@ GpHyper default_hyper(std::size_t dimensions) {
   return h;
 }
 
-GpHyper fit_hyperparameters(const std::vector<EncodedDimension>& dimensions,
-                            const PointMatrix& x, const Eigen::VectorXd& y,
-                            const GpHyper& start, int max_evaluations) {
+GpHyper fit_hyperparameters(const std::vector<EncodedDimension>& dimensions, const PointMatrix& x,
+                            const Eigen::VectorXd& y, const GpHyper& start, int max_evaluations) {
   const Objective objective(dimensions, x, y);
   Eigen::VectorXd lower;
   Eigen::VectorXd upper;
   bounds(static_cast<Eigen::Index>(dimensions.size()), lower, upper);
   double from_start = 0;
   double from_prior = 0;
-  const Eigen::VectorXd a = minimise(objective, pack(start), lower, upper, max_evaluations, from_start);
+  const Eigen::VectorXd a =
+      minimise(objective, pack(start), lower, upper, max_evaluations, from_start);
   const GpHyper prior = default_hyper(dimensions.size());
   if (prior == start) return unpack(a);
-  const Eigen::VectorXd b = minimise(objective, pack(prior), lower, upper, max_evaluations, from_prior);
+  const Eigen::VectorXd b =
+      minimise(objective, pack(prior), lower, upper, max_evaluations, from_prior);
   return unpack(from_prior < from_start ? b : a);
 }
 

@@ -52,7 +52,10 @@ class Kernel {
 class GrowingCholesky {
  public:
   [[nodiscard]] std::size_t size() const { return n_; }
-  void clear() { rows_.clear(); n_ = 0; }
+  void clear() {
+    rows_.clear();
+    n_ = 0;
+  }
   /// Appends the row of a new point: `k` its covariances with the points so far (size()
   /// values), `diagonal` its own variance plus noise.
   void append(std::span<const double> k, double diagonal);

@@ -131,8 +131,7 @@ void ObservationStore::leaders_at(std::uint64_t length, std::size_t count,
   }
 }
 
-std::optional<double> ObservationStore::metric_at(std::uint32_t trial,
-                                                  std::uint64_t length) const {
+std::optional<double> ObservationStore::metric_at(std::uint32_t trial, std::uint64_t length) const {
   for (std::uint32_t at = latest_[trial]; at != kNone; at = previous_[at]) {
     const Observation& o = history_[at];
     if (o.length == length) return o.metric;
@@ -156,11 +155,10 @@ void ObservationStore::paired_metrics(std::uint64_t shorter, std::uint64_t longe
   for (std::size_t i = all.size(); i > first; --i) recent.push_back(i - 1);
   std::stable_sort(recent.begin(), recent.end(),
                    [&](std::size_t a, std::size_t b) { return all[a].trial < all[b].trial; });
-  recent.erase(std::unique(recent.begin(), recent.end(),
-                           [&](std::size_t a, std::size_t b) {
-                             return all[a].trial == all[b].trial;
-                           }),
-               recent.end());
+  recent.erase(
+      std::unique(recent.begin(), recent.end(),
+                  [&](std::size_t a, std::size_t b) { return all[a].trial == all[b].trial; }),
+      recent.end());
   std::sort(recent.begin(), recent.end());
   for (const std::size_t i : recent) {
     const std::optional<double> shorter_metric = metric_at(all[i].trial, shorter);
@@ -199,9 +197,8 @@ void ObservationStore::model_trials(std::vector<std::uint32_t>& out) const {
       chosen.push_back(trial);
     }
   }
-  std::sort(chosen.begin(), chosen.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return first_seen_[a] < first_seen_[b];
-  });
+  std::sort(chosen.begin(), chosen.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return first_seen_[a] < first_seen_[b]; });
   out = std::move(chosen);
 }
 

@@ -8,7 +8,9 @@
 namespace hpsearch::sampler_detail {
 namespace {
 
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::numbers::sqrt2);
+}
 
 // log of the mass N(mean, sigma) puts on [0, 1].
 double log_mass01(double mean, double sigma) {
@@ -78,7 +80,8 @@ void ParzenEstimator::sample(RngBits& bits, std::span<double> out) const {
     if (!prior && uniform01(bits) < 1 / (1 + w)) {
       label = SpaceEncoding::category(dim, centre(c, j));
     } else {
-      label = std::min(static_cast<std::size_t>(uniform01(bits) * k), static_cast<std::size_t>(k) - 1);
+      label =
+          std::min(static_cast<std::size_t>(uniform01(bits) * k), static_cast<std::size_t>(k) - 1);
     }
     out[j] = (static_cast<double>(label) + 0.5) / k;
   }

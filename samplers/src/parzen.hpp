@@ -40,11 +40,11 @@ class ParzenEstimator {
   std::size_t components_ = 0;  // points, then the prior
   std::vector<double> centres_;
   std::vector<double> weights_;
-  double sigma_ = 1;                     // the points' bandwidth (all numeric coordinates)
+  double sigma_ = 1;  // the points' bandwidth (all numeric coordinates)
   double prior_weight_ = 1;
-  std::vector<double> log_constant_;     // per component: log weight + normalisers
-  std::vector<double> inv_sigma_;        // per component
-  std::vector<std::size_t> numeric_;     // numeric coordinates
+  std::vector<double> log_constant_;      // per component: log weight + normalisers
+  std::vector<double> inv_sigma_;         // per component
+  std::vector<std::size_t> numeric_;      // numeric coordinates
   std::vector<std::size_t> categorical_;  // categorical coordinates
   std::vector<std::size_t> labels_;       // per component, per categorical coordinate
   std::vector<double> log_same_;          // per categorical coordinate: log P(own label)

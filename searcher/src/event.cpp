@@ -41,7 +41,9 @@ std::string_view exited_reason_names() {
   return "errored, user_canceled, invalid_hp, init_invalid_hp, user_requested_stop";
 }
 
-std::string_view event_name(const Event& event) { return std::visit(EventName{}, event); }
+std::string_view event_name(const Event& event) {
+  return std::visit(EventName{}, event);
+}
 
 const RequestId& request_id_of(const Event& event) {
   return std::visit([](const auto& e) -> const RequestId& { return e.request_id; }, event);
@@ -88,11 +90,12 @@ class EventFields {
 
   RequestId request_id() {
     const nlohmann::json& value = at("request_id");
-    const auto id = value.is_string() ? RequestId::parse(value.get_ref<const std::string&>())
-                                      : std::nullopt;
+    const auto id =
+        value.is_string() ? RequestId::parse(value.get_ref<const std::string&>()) : std::nullopt;
     if (!id) {
-      throw ProtocolError(name_ + ": request_id must be a UUID string like "
-                                  "\"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8\", got " +
+      throw ProtocolError(name_ +
+                          ": request_id must be a UUID string like "
+                          "\"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8\", got " +
                           shown(value));
     }
     id_ = id->to_string();
@@ -124,9 +127,8 @@ class EventFields {
 
   ExitedReason reason() const {
     const nlohmann::json& value = at("reason");
-    const auto reason = value.is_string()
-                            ? parse_exited_reason(value.get_ref<const std::string&>())
-                            : std::nullopt;
+    const auto reason =
+        value.is_string() ? parse_exited_reason(value.get_ref<const std::string&>()) : std::nullopt;
     if (!reason) fail("reason", "one of " + std::string(exited_reason_names()));
     return *reason;
   }
@@ -150,8 +152,8 @@ struct EventToJson {
             {"length", e.length}};
   }
   nlohmann::json operator()(const TrialProgress& e) const {
-    return {{"event", "trial_progress"}, {"request_id", e.request_id.to_string()},
-            {"units", e.units}};
+    return {
+        {"event", "trial_progress"}, {"request_id", e.request_id.to_string()}, {"units", e.units}};
   }
   nlohmann::json operator()(const TrialExitedEarly& e) const {
     return {{"event", "trial_exited_early"},
@@ -165,7 +167,9 @@ struct EventToJson {
 
 }  // namespace
 
-void to_json(nlohmann::json& j, const Event& event) { j = std::visit(EventToJson{}, event); }
+void to_json(nlohmann::json& j, const Event& event) {
+  j = std::visit(EventToJson{}, event);
+}
 
 std::string_view trial_event_names() {
   return "trial_created, validation_completed, trial_progress, trial_exited_early, trial_closed";

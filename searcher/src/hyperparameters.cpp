@@ -10,10 +10,9 @@ namespace hpsearch {
 
 HyperparameterSpace::HyperparameterSpace(std::vector<NamedHyperparameter> entries)
     : entries_(std::move(entries)) {
-  std::sort(entries_.begin(), entries_.end(),
-            [](const NamedHyperparameter& a, const NamedHyperparameter& b) {
-              return a.name < b.name;
-            });
+  std::sort(
+      entries_.begin(), entries_.end(),
+      [](const NamedHyperparameter& a, const NamedHyperparameter& b) { return a.name < b.name; });
 }
 
 bool operator==(const HyperparameterSpace& a, const HyperparameterSpace& b) {

@@ -40,8 +40,7 @@ RequestId id_field(const nlohmann::json& j, const std::string& type) {
   std::optional<RequestId> id;
   if (value.is_string()) id = RequestId::parse(value.get_ref<const std::string&>());
   if (!id) {
-    throw ProtocolError(type + " operation: request_id must be a UUID string, got " +
-                        value.dump());
+    throw ProtocolError(type + " operation: request_id must be a UUID string, got " + value.dump());
   }
   return *id;
 }
@@ -66,7 +65,9 @@ bool bool_field(const nlohmann::json& j, const char* name, const std::string& ty
 
 }  // namespace
 
-void to_json(nlohmann::json& j, const Operation& op) { j = std::visit(OperationToJson{}, op); }
+void to_json(nlohmann::json& j, const Operation& op) {
+  j = std::visit(OperationToJson{}, op);
+}
 
 nlohmann::json operation_to_json(const Operation& op, bool explain) {
   nlohmann::json j = std::visit(OperationToJson{}, op);
@@ -82,10 +83,10 @@ nlohmann::json operation_to_json(const Operation& op, bool explain) {
 
 nlohmann::json explanation_to_json(const Explanation& e) {
   using Reason = Explanation::Reason;
-  const std::string where = "rung " + std::to_string(e.rung) + " (length " +
-                            std::to_string(e.length) + ")";
-  const std::string ranked = "ranked " + std::to_string(e.rank) + " of " +
-                             std::to_string(e.rung_size) + " at " + where;
+  const std::string where =
+      "rung " + std::to_string(e.rung) + " (length " + std::to_string(e.length) + ")";
+  const std::string ranked =
+      "ranked " + std::to_string(e.rank) + " of " + std::to_string(e.rung_size) + " at " + where;
   const std::string top = "the top " + std::to_string(e.cutoff);
   std::string reason;
   std::string text;

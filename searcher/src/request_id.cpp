@@ -6,7 +6,9 @@ namespace hpsearch {
 namespace {
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-bool is_dash_position(std::size_t i) { return i == 8 || i == 13 || i == 18 || i == 23; }
+bool is_dash_position(std::size_t i) {
+  return i == 8 || i == 13 || i == 18 || i == 23;
+}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

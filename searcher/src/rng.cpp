@@ -28,7 +28,9 @@ std::uint64_t covering_mask(std::uint64_t limit) {
 
 Rng::Rng(std::uint32_t seed) : engine_(seed) {}
 
-std::uint32_t Rng::bits32() { return static_cast<std::uint32_t>(engine_()); }
+std::uint32_t Rng::bits32() {
+  return static_cast<std::uint32_t>(engine_());
+}
 
 std::uint64_t Rng::bits64() {
   const std::uint64_t high = bits32();
@@ -44,7 +46,9 @@ std::uint64_t Rng::bits_limit(std::uint64_t limit) {
   }
 }
 
-std::uint64_t Rng::below(std::uint64_t n) { return bits_limit(n - 1); }  // n == 0 wraps, as in Go
+std::uint64_t Rng::below(std::uint64_t n) {
+  return bits_limit(n - 1);
+}  // n == 0 wraps, as in Go
 
 std::int64_t Rng::int64(std::int64_t lo, std::int64_t hi) {
   HPSEARCH_ASSERT(lo < hi, "Rng::int64 needs lo < hi");
@@ -56,8 +60,7 @@ std::int64_t Rng::int64(std::int64_t lo, std::int64_t hi) {
 double Rng::unit_interval() {
   const std::uint32_t high = bits32() >> 5;
   const std::uint32_t low = bits32() >> 6;
-  return (static_cast<double>(high) * 67108864.0 + static_cast<double>(low)) /
-         9007199254740992.0;
+  return (static_cast<double>(high) * 67108864.0 + static_cast<double>(low)) / 9007199254740992.0;
 }
 
 double Rng::uniform(double lo, double hi) {
@@ -78,7 +81,9 @@ RequestId Rng::request_id() {
   return id;
 }
 
-std::uint32_t Rng::trial_seed() { return static_cast<std::uint32_t>(bits_limit(0x7fffffffULL)); }
+std::uint32_t Rng::trial_seed() {
+  return static_cast<std::uint32_t>(bits_limit(0x7fffffffULL));
+}
 
 void to_json(nlohmann::json& j, const Rng& rng) {
   // Boost prints the 624 most recent state words, rewinding when it is inside a block; that is
@@ -102,8 +107,10 @@ void from_json(const nlohmann::json& j, Rng& rng) {
   const nlohmann::json& key = j.at("key");
   const nlohmann::json& pos = j.at("pos");
   if (!pos.is_number_unsigned() || pos.get<std::uint64_t>() != kStateWords) {
-    throw ProtocolError("rng.pos: must be 624 (hpsearch snapshots store the state at a block "
-                        "boundary), got " + pos.dump());
+    throw ProtocolError(
+        "rng.pos: must be 624 (hpsearch snapshots store the state at a block "
+        "boundary), got " +
+        pos.dump());
   }
   if (!key.is_array() || key.size() != kStateWords) {
     throw ProtocolError("rng.key: must be an array of 624 integers in [0, 4294967295]");

@@ -15,7 +15,9 @@ using Kind = EncodedDimension::Kind;
 // A log coordinate may land a hair outside [0, 1] after pow and log; this much is rounding.
 constexpr double kLogTolerance = 1e-9;
 
-double clamp01(double u) { return std::clamp(u, 0.0, 1.0); }
+double clamp01(double u) {
+  return std::clamp(u, 0.0, 1.0);
+}
 
 // The cell of u among `levels` equal cells of [0, 1].
 double cell(double u, double levels) {
@@ -67,14 +69,14 @@ struct Encoder {
 
   double operator()(const IntHp& hp) const {
     if (!value.is_number_integer()) misfit(d, value, "an integer");
-    const bool in_range = value.is_number_unsigned()
-                              ? hp.maxval >= 0 && value.get<std::uint64_t>() <=
-                                                      static_cast<std::uint64_t>(hp.maxval)
-                              : value.get<std::int64_t>() >= hp.minval &&
-                                    value.get<std::int64_t>() <= hp.maxval;
+    const bool in_range =
+        value.is_number_unsigned()
+            ? hp.maxval >= 0 && value.get<std::uint64_t>() <= static_cast<std::uint64_t>(hp.maxval)
+            : value.get<std::int64_t>() >= hp.minval && value.get<std::int64_t>() <= hp.maxval;
     if (!in_range) {
-      misfit(d, value,
-             "an integer in [" + std::to_string(hp.minval) + ", " + std::to_string(hp.maxval) + "]");
+      misfit(
+          d, value,
+          "an integer in [" + std::to_string(hp.minval) + ", " + std::to_string(hp.maxval) + "]");
     }
     // Two's-complement arithmetic gives the offset from minval for any int64 pair.
     const std::uint64_t raw = value.is_number_unsigned()
@@ -184,8 +186,7 @@ void SpaceEncoding::encode(const nlohmann::json& hparams, std::span<double> out)
 }
 
 nlohmann::json SpaceEncoding::decode_space(const HyperparameterSpace& space,
-                                           std::span<const double> point,
-                                           std::size_t& next) const {
+                                           std::span<const double> point, std::size_t& next) const {
   nlohmann::json out = nlohmann::json::object();
   for (const NamedHyperparameter& entry : space.entries()) {
     if (const auto* c = std::get_if<ConstHp>(&entry.value)) {

@@ -25,8 +25,7 @@ void expect_config(const nlohmann::json& state, const std::string& section, cons
   }
 }
 
-std::uint64_t read_count(const nlohmann::json& state, const std::string& section,
-                         const char* key) {
+std::uint64_t read_count(const nlohmann::json& state, const std::string& section, const char* key) {
   const nlohmann::json& value = state.at(key);
   if (!value.is_number_unsigned()) {
     throw ProtocolError(section + "." + key + ": must be a non-negative integer, got " +

@@ -62,9 +62,8 @@ TrialBook::Checked TrialBook::check(const Event& event) const {
     if (t.op_completed) {
       reject(event, validation->length == t.op_length
                         ? "its " + outstanding + " was already completed"
-                        : "the trial has no outstanding validate_after (its last, " +
-                              outstanding + ", is completed), got length " +
-                              std::to_string(validation->length));
+                        : "the trial has no outstanding validate_after (its last, " + outstanding +
+                              ", is completed), got length " + std::to_string(validation->length));
     }
     if (validation->length != t.op_length) {
       reject(event, "length " + std::to_string(validation->length) +
@@ -79,8 +78,9 @@ TrialBook::Checked TrialBook::check(const Event& event) const {
     if (t.exited) return Checked{Disposition::kIgnore, index};
   } else if (std::holds_alternative<TrialClosed>(event)) {
     if (!t.exited && !t.close_requested) {
-      reject(event, "the searcher has not closed this trial (no close operation); report "
-                    "trial_exited_early first if it stopped");
+      reject(event,
+             "the searcher has not closed this trial (no close operation); report "
+             "trial_exited_early first if it stopped");
     }
     if (!t.exited && t.has_op && !t.op_completed) {
       reject(event, "its validate_after length " + std::to_string(t.op_length) +
@@ -181,15 +181,15 @@ std::optional<Shutdown> TrialBook::shutdown_due(const Event& event) const {
 void to_json(nlohmann::json& j, const TrialBook& book) {
   nlohmann::json trials = nlohmann::json::array();
   for (const TrialBook::Trial& t : book.trials_) {
-    nlohmann::json entry{{"request_id", t.id.to_string()},
-                         {"created", t.created},
-                         {"closed", t.closed},
-                         {"close_requested", t.close_requested},
-                         {"exit", t.exited ? nlohmann::json(to_string(t.exit_reason)) : nullptr},
-                         {"units", t.tracked ? nlohmann::json(t.units) : nullptr},
-                         {"op", t.has_op ? nlohmann::json{{"length", t.op_length},
-                                                          {"completed", t.op_completed}}
-                                         : nullptr}};
+    nlohmann::json entry{
+        {"request_id", t.id.to_string()},
+        {"created", t.created},
+        {"closed", t.closed},
+        {"close_requested", t.close_requested},
+        {"exit", t.exited ? nlohmann::json(to_string(t.exit_reason)) : nullptr},
+        {"units", t.tracked ? nlohmann::json(t.units) : nullptr},
+        {"op", t.has_op ? nlohmann::json{{"length", t.op_length}, {"completed", t.op_completed}}
+                        : nullptr}};
     trials.push_back(std::move(entry));
   }
   j = nlohmann::json{{"trials", std::move(trials)},
@@ -216,8 +216,8 @@ void from_json(const nlohmann::json& j, TrialBook& book) {
     const std::string where = "searcher_state.trials[" + std::to_string(i) + "]";
     TrialBook::Trial t;
     const nlohmann::json& id = entry.at("request_id");
-    const auto parsed = id.is_string() ? RequestId::parse(id.get_ref<const std::string&>())
-                                       : std::nullopt;
+    const auto parsed =
+        id.is_string() ? RequestId::parse(id.get_ref<const std::string&>()) : std::nullopt;
     if (!parsed) throw ProtocolError(where + ".request_id: must be a UUID, got " + id.dump());
     if (out.index_.contains(*parsed)) {
       throw ProtocolError(where + ".request_id: " + id.dump() + " appears twice");
@@ -228,9 +228,8 @@ void from_json(const nlohmann::json& j, TrialBook& book) {
     t.close_requested = bool_at(entry, "close_requested", where);
     const nlohmann::json& exit = entry.at("exit");
     if (!exit.is_null()) {
-      const auto reason = exit.is_string()
-                              ? parse_exited_reason(exit.get_ref<const std::string&>())
-                              : std::nullopt;
+      const auto reason =
+          exit.is_string() ? parse_exited_reason(exit.get_ref<const std::string&>()) : std::nullopt;
       if (!reason) {
         throw ProtocolError(where + ".exit: must be null or one of " +
                             std::string(exited_reason_names()) + ", got " + exit.dump());

@@ -12,7 +12,8 @@
 namespace hpsearch {
 namespace {
 
-constexpr const char* kMainHelp = R"(searcher-sim: preview and drive hpsearch hyperparameter searches.
+constexpr const char* kMainHelp =
+    R"(searcher-sim: preview and drive hpsearch hyperparameter searches.
 
 Usage:
   searcher-sim run --config FILE --workload NAME --workers N [options]

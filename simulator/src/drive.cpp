@@ -42,9 +42,9 @@ nlohmann::json respond(Searcher& searcher, const nlohmann::json& j, bool explain
       searcher.restore(j.at("snapshot"));
       return {{"restored", true}};
     }
-    constexpr std::array<std::string_view, 5> kTrialEvents{
-        "trial_created", "validation_completed", "trial_progress", "trial_exited_early",
-        "trial_closed"};
+    constexpr std::array<std::string_view, 5> kTrialEvents{"trial_created", "validation_completed",
+                                                           "trial_progress", "trial_exited_early",
+                                                           "trial_closed"};
     if (std::find(kTrialEvents.begin(), kTrialEvents.end(), name) == kTrialEvents.end()) {
       throw ProtocolError("unknown event '" + name + "' (expected one of " +
                           std::string(kCommands) + ", " + std::string(trial_event_names()) + ")");
@@ -55,15 +55,15 @@ nlohmann::json respond(Searcher& searcher, const nlohmann::json& j, bool explain
 
 }  // namespace
 
-nlohmann::json drive_line(Searcher& searcher, std::string_view line,
-                          const DriveOptions& options) {
+nlohmann::json drive_line(Searcher& searcher, std::string_view line, const DriveOptions& options) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
     return {{"error", "empty line: expected one JSON object per line"}};
   }
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (1e999)
+  } catch (
+      const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (1e999)
     return {{"error", "not valid JSON: " + parse_error_text(e)}};
   }
   return drive_event(searcher, j, options);

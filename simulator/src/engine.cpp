@@ -26,8 +26,8 @@ struct SimTrial {
   std::uint64_t trained = 0;  // length of the last validation, where its checkpoint is
   std::uint64_t target = 0;   // the outstanding validate_after length
   bool has_target = false;
-  bool on_worker = false;     // holds a worker (training, or saving its checkpoint)
-  bool queued = false;        // waits for a worker
+  bool on_worker = false;  // holds a worker (training, or saving its checkpoint)
+  bool queued = false;     // waits for a worker
   bool close_requested = false;
   bool closed = false;
   bool errored = false;
@@ -35,7 +35,7 @@ struct SimTrial {
   std::uint64_t restarts = 0;
   double cost_factor = 1;
   double worker_since = 0;
-  double span_start = 0;      // when the current training span began
+  double span_start = 0;  // when the current training span began
 };
 
 enum class EventKind { kTrainingDone, kCrash, kWorkerFreed };
@@ -67,10 +67,16 @@ class Engine {
  public:
   Engine(Searcher& searcher, const Workload& workload, const HyperparameterSpace& space,
          std::uint64_t max_length, const RunOptions& options)
-      : searcher_(searcher), workload_(workload), max_length_(max_length), options_(options),
-        span_noise_(stream(options.seed, 0)), crash_rng_(stream(options.seed, 1)),
-        straggler_rng_(stream(options.seed, 2)), config_rng_(stream(options.seed, 3)),
-        metric_rng_(stream(options.seed, 5)), inputs_(workload, space) {
+      : searcher_(searcher),
+        workload_(workload),
+        max_length_(max_length),
+        options_(options),
+        span_noise_(stream(options.seed, 0)),
+        crash_rng_(stream(options.seed, 1)),
+        straggler_rng_(stream(options.seed, 2)),
+        config_rng_(stream(options.seed, 3)),
+        metric_rng_(stream(options.seed, 5)),
+        inputs_(workload, space) {
     boost::random::mt19937 worker_rng = stream(options.seed, 4);
     speeds_.reserve(options.workers);
     for (std::uint64_t w = 0; w < options.workers; ++w) {
@@ -89,16 +95,24 @@ class Engine {
       events_.pop();
       now_ = event.time;
       switch (event.kind) {
-        case EventKind::kTrainingDone: training_done(event.trial); break;
-        case EventKind::kCrash: crashed(event.trial); break;
-        case EventKind::kWorkerFreed: paused(event.trial); break;
+        case EventKind::kTrainingDone:
+          training_done(event.trial);
+          break;
+        case EventKind::kCrash:
+          crashed(event.trial);
+          break;
+        case EventKind::kWorkerFreed:
+          paused(event.trial);
+          break;
       }
       dispatch();
-      if (++steps % 4096 == 0 && options_.on_progress) options_.on_progress(searcher_.progress(), now_);
+      if (++steps % 4096 == 0 && options_.on_progress)
+        options_.on_progress(searcher_.progress(), now_);
     }
     if (!shut_down_) {
-      throw SimulationError("the search stalled at " + std::to_string(now_) +
-                            " s: no trial is training or waiting and the searcher has not shut down");
+      throw SimulationError(
+          "the search stalled at " + std::to_string(now_) +
+          " s: no trial is training or waiting and the searcher has not shut down");
     }
     summary_.wall_time = now_;
     summary_.events = steps;
@@ -132,8 +146,8 @@ class Engine {
   // `event` empty: the initial operations.
   void apply(const std::vector<Operation>& ops, const std::optional<Event>& event) {
     if (options_.trace != nullptr) {
-      const nlohmann::json in = event ? nlohmann::json(*event)
-                                      : nlohmann::json{{"event", "initial_operations"}};
+      const nlohmann::json in =
+          event ? nlohmann::json(*event) : nlohmann::json{{"event", "initial_operations"}};
       *options_.trace << json_line({{"time", now_}, {"in", in}, {"out", operations_answer(ops)}})
                       << '\n';
     }
@@ -194,9 +208,8 @@ class Engine {
   double nominal_training_time(std::uint64_t from, std::uint64_t to) const {
     const CostModel& cost = options_.cost;
     const double full = static_cast<double>(max_length_) * cost.seconds_per_unit;
-    const double span = cost.workload_cost
-                            ? full * (cost_of(to) - cost_of(from))
-                            : static_cast<double>(to - from) * cost.seconds_per_unit;
+    const double span = cost.workload_cost ? full * (cost_of(to) - cost_of(from))
+                                           : static_cast<double>(to - from) * cost.seconds_per_unit;
     return std::max(span, 0.0);
   }
 
@@ -260,7 +273,8 @@ class Engine {
     const double value = options_.metric ? options_.metric(index, z) : workload_.value(t.x, z);
     double observed = value;
     if (options_.metric_noise > 0) {
-      observed += boost::random::normal_distribution<double>(0.0, options_.metric_noise)(metric_rng_);
+      observed +=
+          boost::random::normal_distribution<double>(0.0, options_.metric_noise)(metric_rng_);
     }
     if (options_.timeline) {
       summary_.timeline.validations.push_back({now_, index, t.trained, value});
@@ -358,10 +372,14 @@ class Engine {
 
 const char* outcome_name(TrialOutcome outcome) {
   switch (outcome) {
-    case TrialOutcome::kCompleted: return "completed";
-    case TrialOutcome::kStopped: return "stopped";
-    case TrialOutcome::kErrored: return "errored";
-    case TrialOutcome::kUnfinished: break;
+    case TrialOutcome::kCompleted:
+      return "completed";
+    case TrialOutcome::kStopped:
+      return "stopped";
+    case TrialOutcome::kErrored:
+      return "errored";
+    case TrialOutcome::kUnfinished:
+      break;
   }
   return "unfinished";
 }
@@ -369,7 +387,8 @@ const char* outcome_name(TrialOutcome outcome) {
 void check_simulated_length(const SearcherSettings& searcher, const std::string& config_name) {
   if (!searcher.trial_decides_length) return;
   throw std::invalid_argument(
-      (config_name.empty() ? "" : config_name + ": ") + "searcher.max_length: not given, so each trial trains until its script ends (Determined "
+      (config_name.empty() ? "" : config_name + ": ") +
+      "searcher.max_length: not given, so each trial trains until its script ends (Determined "
       "0.38's form, which searcher-run serves); the simulator needs a length to play training "
       "in virtual time: add one, e.g. max_length: 100");
 }
@@ -382,7 +401,8 @@ RunSummary run_simulation(Searcher& searcher, const Workload& workload,
 
 nlohmann::json RunSummary::to_json() const {
   nlohmann::json per_length = nlohmann::json::object();
-  for (const auto& [length, count] : validations_per_length) per_length[std::to_string(length)] = count;
+  for (const auto& [length, count] : validations_per_length)
+    per_length[std::to_string(length)] = count;
   return {{"best_metric", best_metric ? nlohmann::json(*best_metric) : nullptr},
           {"best_found_at", best_found_at},
           {"best_trial", best_trial ? nlohmann::json(best_trial->to_string()) : nullptr},

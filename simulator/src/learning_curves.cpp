@@ -22,8 +22,8 @@
 namespace hpsearch {
 namespace {
 
-constexpr double kEpochs = 100;         // t = max(1, 100 z)
-constexpr double kLengthScale = 0.25;   // of the smooth functions, in units of the unit cube
+constexpr double kEpochs = 100;        // t = max(1, 100 z)
+constexpr double kLengthScale = 0.25;  // of the smooth functions, in units of the unit cube
 constexpr int kFeatures = 16;
 
 // One smooth random function of [0, 1]^d into (0, 1).
@@ -56,7 +56,17 @@ class SmoothFunction {
   std::vector<double> phases_;
 };
 
-enum Shape { kAsymptote, kStart, kAlpha, kK, kDelta, kWeightPow3, kWeightIlog2, kWeightJanoschek, kShapes };
+enum Shape {
+  kAsymptote,
+  kStart,
+  kAlpha,
+  kK,
+  kDelta,
+  kWeightPow3,
+  kWeightIlog2,
+  kWeightJanoschek,
+  kShapes
+};
 
 class LearningCurves final : public Workload {
  public:
@@ -86,9 +96,10 @@ class LearningCurves final : public Workload {
     const double w[3] = {0.05 + u(kWeightPow3), 0.05 + u(kWeightIlog2), 0.05 + u(kWeightJanoschek)};
     const double t = std::max(1.0, kEpochs * z);
     // Fraction of the way from y0 to c still to go, per family.
-    const double remaining = (w[0] * std::pow(t, -alpha) + w[1] * std::numbers::ln2 / std::log(t + 1) +
-                              w[2] * std::exp(-k * (std::pow(t, delta) - 1))) /
-                             (w[0] + w[1] + w[2]);
+    const double remaining =
+        (w[0] * std::pow(t, -alpha) + w[1] * std::numbers::ln2 / std::log(t + 1) +
+         w[2] * std::exp(-k * (std::pow(t, delta) - 1))) /
+        (w[0] + w[1] + w[2]);
     const double accuracy = c - (c - y0) * remaining;
     return 1 - accuracy;
   }

@@ -15,13 +15,16 @@ namespace {
 
 using namespace plot;  // the shared SVG canvas
 
-
 const char* outcome_colour(TrialOutcome outcome) {
   switch (outcome) {
-    case TrialOutcome::kCompleted: return "#2ca02c";
-    case TrialOutcome::kStopped: return "#9ecae1";
-    case TrialOutcome::kErrored: return "#d62728";
-    case TrialOutcome::kUnfinished: break;
+    case TrialOutcome::kCompleted:
+      return "#2ca02c";
+    case TrialOutcome::kStopped:
+      return "#9ecae1";
+    case TrialOutcome::kErrored:
+      return "#d62728";
+    case TrialOutcome::kUnfinished:
+      break;
   }
   return "#fdd835";
 }
@@ -33,7 +36,8 @@ void write_best_so_far_svg(const RunSummary& summary, std::optional<double> opti
   Canvas canvas(out, title, "virtual time (s)",
                 optimum ? "regret of the best trial at max_length" : "best metric at max_length");
   std::vector<std::pair<double, double>> points;
-  for (const auto& [time, best] : summary.best_so_far) points.emplace_back(time, best - optimum.value_or(0.0));
+  for (const auto& [time, best] : summary.best_so_far)
+    points.emplace_back(time, best - optimum.value_or(0.0));
   double lo = std::numeric_limits<double>::infinity();
   double hi = -lo;
   for (const auto& [time, value] : points) lo = std::min(lo, value), hi = std::max(hi, value);

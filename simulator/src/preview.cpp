@@ -41,8 +41,9 @@ class Simulation {
     last_progress_ = start;
     while (!shut_down_) {
       if (ready_.empty()) {
-        throw SimulationError("the search stopped without a shutdown: no trial has an "
-                              "operation pending");
+        throw SimulationError(
+            "the search stopped without a shutdown: no trial has an "
+            "operation pending");
       }
       step(pick());
     }
@@ -213,13 +214,14 @@ void print_preview_table(const PreviewResult& result, const std::string& unit, s
     }
     rows.emplace_back(std::to_string(count), text.empty() ? "N/A" : text);
   }
-  std::size_t width = 6;  // "Trials"
+  std::size_t width = 6;            // "Trials"
   std::size_t breakdown_width = 9;  // "Breakdown"
   for (const auto& [count, text] : rows) {
     width = std::max(width, count.size());
     breakdown_width = std::max(breakdown_width, text.size());
   }
-  out << ' ' << std::setw(static_cast<int>(width)) << "Trials" << " | Breakdown\n";
+  out << ' ' << std::setw(static_cast<int>(width)) << "Trials"
+      << " | Breakdown\n";
   out << std::string(width + 2, '-') << '+' << std::string(breakdown_width + 2, '-') << '\n';
   for (const auto& [count, text] : rows) {
     out << ' ' << std::setw(static_cast<int>(width)) << count << " | " << text << '\n';

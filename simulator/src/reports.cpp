@@ -10,7 +10,9 @@ namespace hpsearch {
 namespace {
 
 nlohmann::json quartiles_json(const Quartiles& q) {
-  const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nullptr; };
+  const auto value = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nullptr;
+  };
   return {{"q1", value(q.q1)}, {"median", value(q.median)}, {"q3", value(q.q3)}, {"runs", q.runs}};
 }
 
@@ -37,7 +39,8 @@ RunSummary run_config(const ExperimentConfig& config, std::uint32_t seed, const 
   options.smaller_is_better = config.searcher.smaller_is_better;
   if (!options.faults.max_restarts_fixed) options.faults.max_restarts = config.max_restarts;
   Searcher searcher = make_searcher(config.searcher, config.hyperparameters, seed);
-  return run_simulation(searcher, workload, config.hyperparameters, config.searcher.max_length.units, options);
+  return run_simulation(searcher, workload, config.hyperparameters,
+                        config.searcher.max_length.units, options);
 }
 
 nlohmann::json run_json(const RunSummary& summary, std::uint32_t seed, const Workload& workload,
@@ -51,20 +54,23 @@ nlohmann::json run_json(const RunSummary& summary, std::uint32_t seed, const Wor
 
 nlohmann::json compare_json(const CompareResult& result, const Workload& workload,
                             std::uint64_t workers) {
-  nlohmann::json json{{"workload", std::string(workload.name())}, {"workers", workers},
-                      {"seeds", result.seeds},       {"regret", result.regret},
+  nlohmann::json json{{"workload", std::string(workload.name())},
+                      {"workers", workers},
+                      {"seeds", result.seeds},
+                      {"regret", result.regret},
                       {"times", result.times}};
   for (const ConfigComparison& c : result.configs) {
     nlohmann::json at = nlohmann::json::array();
     for (const Quartiles& q : c.at_times) at.push_back(quartiles_json(q));
-    json["configs"].push_back({{"name", c.name}, {"at_times", at},
-                               {"time_to_target", quartiles_json(c.time_to_target)}});
+    json["configs"].push_back(
+        {{"name", c.name}, {"at_times", at}, {"time_to_target", quartiles_json(c.time_to_target)}});
   }
   if (result.target) json["target"] = *result.target;
   return json;
 }
 
-PreviewResult preview_config(const ExperimentConfig& config, std::uint32_t seed, const PreviewOptions& preview) {
+PreviewResult preview_config(const ExperimentConfig& config, std::uint32_t seed,
+                             const PreviewOptions& preview) {
   check_simulated_length(config.searcher);
   Searcher searcher = make_searcher(config.searcher, config.hyperparameters, seed);
   return simulate(searcher, preview);
@@ -76,9 +82,12 @@ WorkerPreview preview_on_workers(const ExperimentConfig& config, std::uint32_t s
   boost::random::mt19937 metric_rng(preview.seed);
   options.metric = [&](std::uint64_t trial, double) -> double {
     switch (preview.metric) {
-      case PreviewMetric::kConstant: return 1.0;
-      case PreviewMetric::kRandom: return boost::random::uniform_01<double>()(metric_rng);
-      case PreviewMetric::kTrialId: break;
+      case PreviewMetric::kConstant:
+        return 1.0;
+      case PreviewMetric::kRandom:
+        return boost::random::uniform_01<double>()(metric_rng);
+      case PreviewMetric::kTrialId:
+        break;
     }
     return static_cast<double>(trial + 1);
   };
@@ -90,15 +99,17 @@ WorkerPreview preview_on_workers(const ExperimentConfig& config, std::uint32_t s
   const PreviewWorkload workload;
   WorkerPreview out;
   out.workers = options.workers;
-  out.summary = run_simulation(searcher, workload, HyperparameterSpace{}, config.searcher.max_length.units, options);
-  for (const TrialRecord& t : out.summary.timeline.trials) out.result.trials.push_back({t.id, t.lengths});
+  out.summary = run_simulation(searcher, workload, HyperparameterSpace{},
+                               config.searcher.max_length.units, options);
+  for (const TrialRecord& t : out.summary.timeline.trials)
+    out.result.trials.push_back({t.id, t.lengths});
   out.result.shutdown = out.summary.shutdown;
   out.result.progress = searcher.progress();
   return out;
 }
 
-nlohmann::json preview_json(const PreviewResult& result, const SearcherSettings& searcher, std::uint32_t seed,
-                            const WorkerPreview* on_workers) {
+nlohmann::json preview_json(const PreviewResult& result, const SearcherSettings& searcher,
+                            std::uint32_t seed, const WorkerPreview* on_workers) {
   nlohmann::json j = result.to_json();
   j["seed"] = seed;
   j["searcher"] = method_name(searcher.method);
@@ -106,8 +117,8 @@ nlohmann::json preview_json(const PreviewResult& result, const SearcherSettings&
   if (on_workers != nullptr) {
     const RunSummary& s = on_workers->summary;
     j["workers"] = {{"workers", on_workers->workers}, {"wall_time", s.wall_time},
-                    {"utilisation", s.utilisation}, {"training_units", s.training_units},
-                    {"crashes", s.crashes}, {"errored_trials", s.errored_trials}};
+                    {"utilisation", s.utilisation},   {"training_units", s.training_units},
+                    {"crashes", s.crashes},           {"errored_trials", s.errored_trials}};
   }
   return j;
 }

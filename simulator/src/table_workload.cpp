@@ -103,8 +103,8 @@ double parse_number(std::string_view field, const char* column, double low, doub
   if (field.empty() || result.ec != std::errc() || result.ptr != field.data() + field.size() ||
       !(value >= low && value <= high)) {
     std::ostringstream expected;
-    expected << column << ": expected a number in [" << low << ", " << high << "], got '"
-             << field << "'";
+    expected << column << ": expected a number in [" << low << ", " << high << "], got '" << field
+             << "'";
     throw LineError(expected.str());
   }
   return value;
@@ -295,7 +295,8 @@ class TableWorkload final : public Workload {
       for (std::size_t row = 0; row < raw.size(); ++row) {
         if (row >= per_config.size() || !per_config[row]) {
           std::ostringstream message;
-          message << source << ": configuration " << row + 1 << " (in order of appearance) has no row at train_frac " << fraction;
+          message << source << ": configuration " << row + 1
+                  << " (in order of appearance) has no row at train_frac " << fraction;
           throw std::invalid_argument(message.str());
         }
         errors_[row].push_back(1 - *per_config[row]);

@@ -24,7 +24,8 @@ class MfBranin final : public Workload {
  public:
   explicit MfBranin(FidelityConvention convention) : convention_(convention) {}
   std::string_view name() const override {
-    return convention_ == FidelityConvention::kAllCoefficients ? "mf-branin" : "mf-branin-dragonfly";
+    return convention_ == FidelityConvention::kAllCoefficients ? "mf-branin"
+                                                               : "mf-branin-dragonfly";
   }
   std::vector<WorkloadParameter> parameters() const override {
     return {{"x1", -5, 10, false}, {"x2", 0, 15, false}};
@@ -77,8 +78,8 @@ Eigen::MatrixXd hartmann_a(int d) {
   if (d == 3) {
     a << 3, 10, 30, 0.1, 10, 35, 3, 10, 30, 0.1, 10, 35;
   } else {
-    a << 10, 3, 17, 3.5, 1.7, 8, 0.05, 10, 17, 0.1, 8, 14, 3, 3.5, 1.7, 10, 17, 8, 17, 8, 0.05,
-        10, 0.1, 14;
+    a << 10, 3, 17, 3.5, 1.7, 8, 0.05, 10, 17, 0.1, 8, 14, 3, 3.5, 1.7, 10, 17, 8, 17, 8, 0.05, 10,
+        0.1, 14;
   }
   return a;
 }

@@ -18,7 +18,8 @@ std::string domain_text(const WorkloadParameter& p) {
   std::ostringstream text;
   if (!p.choices.empty()) {
     text << "one of";
-    for (std::size_t i = 0; i < p.choices.size(); ++i) text << (i == 0 ? " \"" : ", \"") << p.choices[i] << '"';
+    for (std::size_t i = 0; i < p.choices.size(); ++i)
+      text << (i == 0 ? " \"" : ", \"") << p.choices[i] << '"';
   } else if (p.binary) {
     text << "0 or 1";
   } else {
@@ -29,8 +30,8 @@ std::string domain_text(const WorkloadParameter& p) {
 
 bool fits(const WorkloadParameter& p, const nlohmann::json& value) {
   if (!p.choices.empty()) {
-    return value.is_string() &&
-           std::find(p.choices.begin(), p.choices.end(), value.get<std::string>()) != p.choices.end();
+    return value.is_string() && std::find(p.choices.begin(), p.choices.end(),
+                                          value.get<std::string>()) != p.choices.end();
   }
   if (!value.is_number()) return false;
   const double v = value.get<double>();
@@ -112,18 +113,21 @@ WorkloadInputs::WorkloadInputs(const Workload& workload, const HyperparameterSpa
   for (const WorkloadParameter& p : workload.parameters()) {
     Input input;
     const auto& dimensions = encoding_.dimensions();
-    const auto d = std::find_if(dimensions.begin(), dimensions.end(), [&](const EncodedDimension& e) {
-      return e.route.size() == 1 && e.route.front() == p.name;
-    });
+    const auto d =
+        std::find_if(dimensions.begin(), dimensions.end(), [&](const EncodedDimension& e) {
+          return e.route.size() == 1 && e.route.front() == p.name;
+        });
     if (d == dimensions.end()) {  // a const: check_workload_parameters found the name at the top
       const auto& entries = space.entries();
-      const auto entry = std::find_if(entries.begin(), entries.end(),
-                                      [&](const NamedHyperparameter& e) { return e.name == p.name; });
+      const auto entry =
+          std::find_if(entries.begin(), entries.end(),
+                       [&](const NamedHyperparameter& e) { return e.name == p.name; });
       input.fixed = number(p, std::get<ConstHp>(entry->value).value);
     } else {
       input.dimension = static_cast<std::size_t>(d - dimensions.begin());
       if (const auto* categorical = std::get_if<CategoricalHp>(&d->hp)) {
-        for (const nlohmann::json& value : categorical->values) input.by_index.push_back(number(p, value));
+        for (const nlohmann::json& value : categorical->values)
+          input.by_index.push_back(number(p, value));
       }
     }
     inputs_.push_back(std::move(input));
@@ -184,8 +188,8 @@ void check_workload_parameters(const Workload& workload, const HyperparameterSpa
     const auto p = std::find_if(parameters.begin(), parameters.end(),
                                 [&](const WorkloadParameter& w) { return w.name == entry.name; });
     if (const std::string why = misfit(*p, entry.value); !why.empty()) {
-      throw std::invalid_argument(prefix + " " + entry.name + " " + why + ", but the workload reads " +
-                                  domain_text(*p) + " there");
+      throw std::invalid_argument(prefix + " " + entry.name + " " + why +
+                                  ", but the workload reads " + domain_text(*p) + " there");
     }
   }
 }
@@ -205,8 +209,10 @@ std::unique_ptr<Workload> make_named_workload(const std::string& name,
   if (name == "mf-branin-dragonfly") return make_mf_branin(FidelityConvention::kFirstCoefficient);
   if (name == "mf-hartmann3") return make_mf_hartmann(3, FidelityConvention::kAllCoefficients);
   if (name == "mf-hartmann6") return make_mf_hartmann(6, FidelityConvention::kAllCoefficients);
-  if (name == "mf-hartmann3-dragonfly") return make_mf_hartmann(3, FidelityConvention::kFirstCoefficient);
-  if (name == "mf-hartmann6-dragonfly") return make_mf_hartmann(6, FidelityConvention::kFirstCoefficient);
+  if (name == "mf-hartmann3-dragonfly")
+    return make_mf_hartmann(3, FidelityConvention::kFirstCoefficient);
+  if (name == "mf-hartmann6-dragonfly")
+    return make_mf_hartmann(6, FidelityConvention::kFirstCoefficient);
   if (name.starts_with("prior-hartmann-")) return make_prior_hartmann(name.substr(15));
   if (const auto n = count_suffix(name, "counting-ones-")) return make_counting_ones(*n);
   if (const auto n = count_suffix(name, "learning-curves-")) return make_learning_curves(*n);

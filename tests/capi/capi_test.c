@@ -15,12 +15,12 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                    \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                      \
-    }                                                                  \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 /* A growing text buffer: the transcript of one search. */
@@ -141,23 +141,28 @@ static void* play_search(void* arg) {
   while (queue.head < queue.tail && play->ok) {
     const Op op = queue.ops[queue.head++];
     if (strcmp(op.type, "create") == 0) {
-      snprintf(line, sizeof line, "{\"event\":\"trial_created\",\"request_id\":\"%s\"}", op.request_id);
+      snprintf(line, sizeof line, "{\"event\":\"trial_created\",\"request_id\":\"%s\"}",
+               op.request_id);
     } else if (strcmp(op.type, "validate_after") == 0) {
-      snprintf(line, sizeof line, "{\"event\":\"trial_progress\",\"request_id\":\"%s\",\"units\":%llu}",
-               op.request_id, op.length / 2);
+      snprintf(line, sizeof line,
+               "{\"event\":\"trial_progress\",\"request_id\":\"%s\",\"units\":%llu}", op.request_id,
+               op.length / 2);
       take(&queue, feed(s, play, line));
       snprintf(line, sizeof line,
-               "{\"event\":\"validation_completed\",\"request_id\":\"%s\",\"metric\":%.6f,\"length\":%llu}",
+               "{\"event\":\"validation_completed\",\"request_id\":\"%s\",\"metric\":%.6f,"
+               "\"length\":%llu}",
                op.request_id, metric_of(op.request_id, op.length), op.length);
     } else {
-      snprintf(line, sizeof line, "{\"event\":\"trial_closed\",\"request_id\":\"%s\"}", op.request_id);
+      snprintf(line, sizeof line, "{\"event\":\"trial_closed\",\"request_id\":\"%s\"}",
+               op.request_id);
     }
     take(&queue, feed(s, play, line));
     ++events;
     if (events % 10 == 0) feed(s, play, "{\"event\":\"progress\"}");
     if (events == 25) {
       /* Refused lines get the drive protocol's error answer and change nothing. */
-      feed(s, play, "{\"event\":\"trial_closed\",\"request_id\":\"00000000-0000-4000-8000-000000000000\"}");
+      feed(s, play,
+           "{\"event\":\"trial_closed\",\"request_id\":\"00000000-0000-4000-8000-000000000000\"}");
       feed(s, play, "{\"event\":\"initial_operations\"}");
       feed(s, play, "not json");
       feed(s, play, "{\"event\":\"snapshot\"}");
@@ -230,9 +235,11 @@ static void check_errors(const char* config) {
   if (s == NULL) return;
   CHECK(strcmp(hpsearch_searcher_last_error(s), "") == 0);
   /* A malformed line: refused with the drive protocol's error line, the same message. */
-  CHECK(hpsearch_searcher_feed(s, "{\"event\":\"progress\",\"x\":1}", &answer) == HPSEARCH_INVALID_INPUT);
+  CHECK(hpsearch_searcher_feed(s, "{\"event\":\"progress\",\"x\":1}", &answer) ==
+        HPSEARCH_INVALID_INPUT);
   CHECK(strcmp(answer, "{\"error\":\"progress: unexpected field 'x' (fields: event)\"}") == 0);
-  CHECK(strcmp(hpsearch_searcher_last_error(s), "progress: unexpected field 'x' (fields: event)") == 0);
+  CHECK(strcmp(hpsearch_searcher_last_error(s), "progress: unexpected field 'x' (fields: event)") ==
+        0);
   CHECK(hpsearch_searcher_feed(s, NULL, &answer) == HPSEARCH_INVALID_INPUT);
   CHECK(strcmp(hpsearch_searcher_last_error(s), "line: expected a JSON object, got NULL") == 0);
   /* A snapshot that is not JSON, or not a snapshot: refused, state unchanged. */
@@ -240,8 +247,10 @@ static void check_errors(const char* config) {
   CHECK(strstr(hpsearch_searcher_last_error(s), "snapshot: not valid JSON: parse error") ==
         hpsearch_searcher_last_error(s));
   CHECK(hpsearch_searcher_restore(s, "{\"format_version\":99}") == HPSEARCH_INVALID_INPUT);
-  CHECK(strcmp(hpsearch_searcher_last_error(s),
-               "snapshot: format_version 99 is not supported (this build reads versions 1 and 2)") == 0);
+  CHECK(
+      strcmp(hpsearch_searcher_last_error(s),
+             "snapshot: format_version 99 is not supported (this build reads versions 1 and 2)") ==
+      0);
   CHECK(hpsearch_searcher_feed(s, "{\"event\":\"initial_operations\"}", &answer) == HPSEARCH_OK);
   CHECK(strstr(answer, "{\"operations\":[{") == answer);
   hpsearch_searcher_free(s);

@@ -47,8 +47,9 @@ TEST_CASE("cli: values as --name value or --name=value, bare flags") {
 
 TEST_CASE("cli: usage errors name the option, the value and what was expected") {
   const OptionSet o = example();
-  CHECK(error_of(o, {"--confg", "x"}) ==
-        "unknown option '--confg' (options of demo: --config, --metric, --rate, --workers, --json)");
+  CHECK(
+      error_of(o, {"--confg", "x"}) ==
+      "unknown option '--confg' (options of demo: --config, --metric, --rate, --workers, --json)");
   CHECK(error_of(o, {"--json=1"}) == "--json: takes no value, got '--json=1'");
   CHECK(error_of(o, {"--workers"}) == "--workers: missing value");
   CHECK(error_of(o, {"--workers", "1", "--workers", "2"}) == "--workers: given twice");
@@ -61,7 +62,8 @@ TEST_CASE("cli: usage errors name the option, the value and what was expected") 
                        "--metric: must be one of constant, random, got 'best'", UsageError);
   CHECK_THROWS_WITH_AS((void)a.required("--config"), "--config FILE is required", UsageError);
   const Args b = o.parse({"--rate", "-1", "--workers", "4294967296"});
-  CHECK_THROWS_WITH_AS((void)b.nonnegative("--rate"), "--rate: must be a number >= 0, got '-1'", UsageError);
+  CHECK_THROWS_WITH_AS((void)b.nonnegative("--rate"), "--rate: must be a number >= 0, got '-1'",
+                       UsageError);
   CHECK_THROWS_WITH_AS((void)b.seed("--workers"),
                        "--workers: must be an integer between 0 and 4294967295, got '4294967296'",
                        UsageError);
@@ -74,7 +76,8 @@ TEST_CASE("cli: lists, choices, groups") {
   o.add(example()).remove("--rate").value("--times", "T1,T2", "times");
   CHECK(o.parse({"--times", "1,,2"}).list("--times") == std::vector<std::string>{"1", "", "2"});
   CHECK(o.parse({}).list("--times").empty());
-  CHECK(o.parse({"--metric", "random"}).choice<int>("--metric", {{"constant", 0}, {"random", 1}}) == 1);
+  CHECK(o.parse({"--metric", "random"}).choice<int>("--metric", {{"constant", 0}, {"random", 1}}) ==
+        1);
   CHECK(error_of(o, {"--rate", "1"}).starts_with("unknown option '--rate'"));
 }
 
@@ -95,8 +98,10 @@ TEST_CASE("cli: the help lists every option in declaration order, aligned") {
 
 TEST_CASE("cli: a repeatable option keeps every value in order, others are given once") {
   OptionSet o("launch");
-  o.repeatable("--sbatch-arg", "ARG", "one more sbatch option (repeat it)").value("--time", "T", "limit");
-  const Args a = o.parse({"--sbatch-arg", "--mem=4G", "--time", "1:00", "--sbatch-arg=--qos=low", "--sbatch-arg", "x"});
+  o.repeatable("--sbatch-arg", "ARG", "one more sbatch option (repeat it)")
+      .value("--time", "T", "limit");
+  const Args a = o.parse({"--sbatch-arg", "--mem=4G", "--time", "1:00", "--sbatch-arg=--qos=low",
+                          "--sbatch-arg", "x"});
   CHECK(a.all("--sbatch-arg") == std::vector<std::string>{"--mem=4G", "--qos=low", "x"});
   CHECK(a.has("--sbatch-arg"));
   CHECK_FALSE(a.value("--sbatch-arg").has_value());  // a repeatable option is read with all()
@@ -109,7 +114,9 @@ TEST_CASE("cli: a repeatable option keeps every value in order, others are given
 
 TEST_CASE("cli: positional arguments, in declaration order, required when read") {
   OptionSet o("pause");
-  o.argument("ID", "the experiment's id").value("--timeout", "S", "seconds to wait").flag("--json", "JSON");
+  o.argument("ID", "the experiment's id")
+      .value("--timeout", "S", "seconds to wait")
+      .flag("--json", "JSON");
   const Args a = o.parse({"--timeout", "5", "7", "--json"});
   CHECK(a.argument("ID") == "7");
   CHECK(a.nonnegative("--timeout") == 5.0);
@@ -117,9 +124,11 @@ TEST_CASE("cli: positional arguments, in declaration order, required when read")
   CHECK(o.parse({"-"}).argument("ID") == "-");  // "-" is an argument (stdin, by convention)
   // Not given: parsing succeeds (so `pause --help` works); reading it says what is missing.
   const Args missing = o.parse({"--json"});
-  CHECK_THROWS_WITH_AS((void)missing.argument("ID"), "ID is required (the experiment's id)", UsageError);
+  CHECK_THROWS_WITH_AS((void)missing.argument("ID"), "ID is required (the experiment's id)",
+                       UsageError);
   CHECK(error_of(o, {"7", "8"}) == "unexpected argument '8' (pause takes ID)");
-  CHECK(error_of(o, {"-7"}).starts_with("unknown option '-7' (options of pause: --timeout, --json)"));
+  CHECK(
+      error_of(o, {"-7"}).starts_with("unknown option '-7' (options of pause: --timeout, --json)"));
   OptionSet none("ls");
   none.flag("--json", "JSON");
   CHECK(error_of(none, {"x"}) == "unexpected argument 'x' (ls takes no argument, only options)");
@@ -133,7 +142,9 @@ TEST_CASE("cli: positional arguments, in declaration order, required when read")
 
 TEST_CASE("cli: the help lists arguments first, a shared group's help takes its own title") {
   OptionSet o("resume");
-  o.argument("DIR", "the experiment directory").value("--slots", "N", "trials at once").flag("--help", "this text");
+  o.argument("DIR", "the experiment directory")
+      .value("--slots", "N", "trials at once")
+      .flag("--help", "this text");
   CHECK(o.help() ==
         "Arguments:\n"
         "  DIR  the experiment directory\n"
@@ -166,5 +177,6 @@ TEST_CASE("cli: the progress bar draws on a terminal only, once per percent, and
     bar.draw(0.5, 12.7);
     bar.draw(0.501, 13);  // same percent: not redrawn
   }
-  CHECK(drawn.str() == "\rsimulating [###############...............] 50%  virtual time 12 s\r\033[K");
+  CHECK(drawn.str() ==
+        "\rsimulating [###############...............] 50%  virtual time 12 s\r\033[K");
 }

@@ -9,14 +9,17 @@
 using namespace hpsearch;
 
 namespace {
-ExperimentConfig parse(const std::string& text) { return parse_config(text, "exp.yaml"); }
+ExperimentConfig parse(const std::string& text) {
+  return parse_config(text, "exp.yaml");
+}
 
 // An ASHA section with the given sampler line, over one double (no count) or a counted one.
 std::string asha_with(const std::string& sampler, bool counted = false) {
   return std::string("hyperparameters:\n  x: {type: double, minval: 0, maxval: 1") +
          (counted ? ", count: 3}" : "}") +
          "\nsearcher:\n  name: async_halving\n  metric: loss\n  max_trials: 20\n"
-         "  max_length: 27\n  num_rungs: 3\n  divisor: 3\n" + sampler;
+         "  max_length: 27\n  num_rungs: 3\n  divisor: 3\n" +
+         sampler;
 }
 
 // method_name / sampler_name index the rows by the variant's alternative: the rows must be in
@@ -32,8 +35,8 @@ TEST_CASE("catalog: rows are in the order of the config variants") {
   const auto methods = names_by_alternative<MethodConfig>(
       method_name, std::make_index_sequence<std::variant_size_v<MethodConfig>>());
   REQUIRE(methods.size() == catalog_methods().size());
-  CHECK(methods == std::vector<std::string>{"single", "random", "grid", "async_halving",
-                                            "adaptive_asha"});
+  CHECK(methods ==
+        std::vector<std::string>{"single", "random", "grid", "async_halving", "adaptive_asha"});
   const auto samplers = names_by_alternative<SamplerConfig>(
       sampler_name, std::make_index_sequence<std::variant_size_v<SamplerConfig>>());
   REQUIRE(samplers.size() == catalog_samplers().size());
@@ -52,13 +55,15 @@ TEST_CASE("catalog: snapshots carry the types the catalog lists") {
     const std::string yaml =
         "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1, count: 2}\nsearcher:\n"
         "  name: async_halving\n  metric: loss\n  max_trials: 4\n  max_length: 9\n"
-        "  num_rungs: 2\n  stop_once: true\n  sampler: " + std::string(name) + "\n";
+        "  num_rungs: 2\n  stop_once: true\n  sampler: " +
+        std::string(name) + "\n";
     const ExperimentConfig config = parse(yaml);
     const nlohmann::json snapshot =
         make_searcher(config.searcher, config.hyperparameters, 0).snapshot();
     const auto& samplers = catalog_samplers()[config.searcher.sampler.index()].snapshot_types;
     CHECK(std::find(samplers.begin(), samplers.end(),
-                    snapshot["sampler_state"]["sampler_type"].get<std::string>()) != samplers.end());
+                    snapshot["sampler_state"]["sampler_type"].get<std::string>()) !=
+          samplers.end());
     const auto& methods = catalog_methods()[config.searcher.method.index()].snapshot_types;
     CHECK(std::find(methods.begin(), methods.end(),
                     snapshot["search_method_state"]["search_method_type"].get<std::string>()) !=
@@ -70,7 +75,8 @@ TEST_CASE("catalog: the help text lists every method and sampler with its fields
   const std::string help = catalog_help();
   for (const auto* entries : {&catalog_methods(), &catalog_samplers()}) {
     for (const CatalogEntry& entry : *entries) {
-      CHECK_MESSAGE(help.find("  " + std::string(entry.name) + " ") != std::string::npos, entry.name);
+      CHECK_MESSAGE(help.find("  " + std::string(entry.name) + " ") != std::string::npos,
+                    entry.name);
       CHECK(help.find(std::string(entry.summary)) != std::string::npos);
       for (const std::string_view field : entry.fields) {
         CHECK(help.find(std::string(field)) != std::string::npos);
@@ -85,18 +91,22 @@ TEST_CASE("sampler: defaults, a bare name and a map with options") {
   TpeConfig tpe;
   tpe.gamma = 0.25;
   tpe.model.candidates = 48;
-  CHECK(parse(asha_with("  sampler: {name: tpe, gamma: 0.25, candidates: 48}\n")).searcher.sampler ==
-        SamplerConfig(tpe));
+  CHECK(
+      parse(asha_with("  sampler: {name: tpe, gamma: 0.25, candidates: 48}\n")).searcher.sampler ==
+      SamplerConfig(tpe));
   GpConfig gp;
   gp.fit_observations = 40;
   gp.model.random_fraction = 0;
   CHECK(parse(asha_with("  sampler:\n    name: gp\n    fit_observations: 40\n"
-                        "    random_fraction: 0\n")).searcher.sampler == SamplerConfig(gp));
+                        "    random_fraction: 0\n"))
+            .searcher.sampler == SamplerConfig(gp));
   // The grid searcher's sampler is the grid, named or not; the grid under ASHA needs counts.
-  const std::string grid = "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1, count: 3}\n"
-                           "searcher:\n  name: grid\n  metric: loss\n  max_length: 5\n";
+  const std::string grid =
+      "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1, count: 3}\n"
+      "searcher:\n  name: grid\n  metric: loss\n  max_length: 5\n";
   CHECK(std::holds_alternative<GridSamplerConfig>(parse(grid).searcher.sampler));
-  CHECK(std::holds_alternative<GridSamplerConfig>(parse(grid + "  sampler: grid\n").searcher.sampler));
+  CHECK(std::holds_alternative<GridSamplerConfig>(
+      parse(grid + "  sampler: grid\n").searcher.sampler));
   CHECK(std::holds_alternative<GridSamplerConfig>(
       parse(asha_with("  sampler: grid\n", true)).searcher.sampler));
 }
@@ -113,9 +123,9 @@ TEST_CASE("sampler: errors name the field, the value and what was expected") {
   CHECK_THROWS_WITH_AS((void)parse(asha_with("  sampler: {name: tpe, gamma: 1}\n")),
                        "exp.yaml:10:31: searcher.sampler.gamma: must be a number in (0, 1), got 1",
                        ConfigError);
-  CHECK_THROWS_WITH_AS((void)parse(asha_with("  sampler: {name: tpe, candidates: 0}\n")),
-                       "exp.yaml:10:36: searcher.sampler.candidates: must be an integer >= 1, got 0",
-                       ConfigError);
+  CHECK_THROWS_WITH_AS(
+      (void)parse(asha_with("  sampler: {name: tpe, candidates: 0}\n")),
+      "exp.yaml:10:36: searcher.sampler.candidates: must be an integer >= 1, got 0", ConfigError);
   CHECK_THROWS_WITH_AS((void)parse(asha_with("  sampler: {name: random, gamma: 0.2}\n")),
                        "exp.yaml:10:27: searcher.sampler.gamma: unknown field; valid fields of the "
                        "'random' sampler are: name",

@@ -8,7 +8,9 @@
 using namespace hpsearch;
 
 namespace {
-ExperimentConfig parse(const std::string& text) { return parse_config(text, "exp.yaml"); }
+ExperimentConfig parse(const std::string& text) {
+  return parse_config(text, "exp.yaml");
+}
 
 #define CHECK_CONFIG_ERROR(text, message) \
   CHECK_THROWS_WITH_AS((void)parse(text), message, ConfigError)
@@ -93,9 +95,12 @@ TEST_CASE("config: adaptive_asha and async_halving defaults and the v0.38 length
   max_length: {epochs: 12}
   stop_once: true
 )");
-  CHECK(std::get<AshaConfig>(asha.searcher.method) ==
-        AshaConfig{.max_length = 12, .max_trials = 12, .num_rungs = 3, .divisor = 3,
-                   .max_concurrent_trials = 16, .stop_once = true});
+  CHECK(std::get<AshaConfig>(asha.searcher.method) == AshaConfig{.max_length = 12,
+                                                                 .max_trials = 12,
+                                                                 .num_rungs = 3,
+                                                                 .divisor = 3,
+                                                                 .max_concurrent_trials = 16,
+                                                                 .stop_once = true});
   CHECK_FALSE(asha.searcher.smaller_is_better);
   CHECK(asha.searcher.time_metric.empty());  // max_length: operations drive it
 }
@@ -112,9 +117,11 @@ TEST_CASE("config: v0.38 single, random and grid without max_length: the trial d
     CHECK(c.searcher.max_length == Length{1, ""});
     CHECK(c.searcher.time_metric.empty());
   }
-  CHECK(std::get<RandomConfig>(parse("searcher: {name: random, metric: m, max_trials: 3}\n").searcher.method)
+  CHECK(std::get<RandomConfig>(
+            parse("searcher: {name: random, metric: m, max_trials: 3}\n").searcher.method)
             .max_length == 1);
-  const ExperimentConfig given = parse("searcher: {name: single, metric: m, max_length: {epochs: 2}}\n");
+  const ExperimentConfig given =
+      parse("searcher: {name: single, metric: m, max_length: {epochs: 2}}\n");
   CHECK_FALSE(given.searcher.trial_decides_length);
   CHECK(given.searcher.max_length == Length{2, "epochs"});
 }
@@ -125,11 +132,13 @@ resources:
   slots_per_trial: 2
 checkpoint_storage: {save_trial_best: 0}
 )");
-  CHECK(c.document == nlohmann::json{{"searcher", {{"name", "single"}, {"metric", "loss"}, {"max_length", 3}}},
-                                     {"resources", {{"slots_per_trial", 2}}},
-                                     {"checkpoint_storage", {{"save_trial_best", 0}}}});
+  CHECK(c.document ==
+        nlohmann::json{{"searcher", {{"name", "single"}, {"metric", "loss"}, {"max_length", 3}}},
+                       {"resources", {{"slots_per_trial", 2}}},
+                       {"checkpoint_storage", {{"save_trial_best", 0}}}});
   // YAML's infinities have no JSON form: the document is left out, the config still parses.
-  const ExperimentConfig inf = parse("searcher: {name: single, metric: loss, max_length: 3}\ndata: {x: .inf}\n");
+  const ExperimentConfig inf =
+      parse("searcher: {name: single, metric: loss, max_length: 3}\ndata: {x: .inf}\n");
   CHECK(inf.document.is_null());
 }
 
@@ -225,7 +234,8 @@ TEST_CASE("config: unknown keys list the valid ones") {
       "  x: {type: int, minval: 0, maxval: 3, step: 1}\n",
       "exp.yaml:3:40: hyperparameters.x.step: unknown field; valid fields of a hyperparameter "
       "of type 'int' are: count, maxval, minval, type");
-  const std::string top = "searcher: {name: single, metric: m, max_length: 1}\nhyperparameter: {}\n";
+  const std::string top =
+      "searcher: {name: single, metric: m, max_length: 1}\nhyperparameter: {}\n";
   CHECK_THROWS_WITH_AS(
       (void)parse(top),
       doctest::Contains("exp.yaml:2:1: hyperparameter: unknown field (did you mean "
@@ -272,8 +282,9 @@ hyperparameters:
 }
 
 TEST_CASE("config: hyperparameter errors") {
-  const std::string head = "searcher: {name: random, metric: m, max_length: 1, max_trials: 2}\n"
-                           "hyperparameters:\n";
+  const std::string head =
+      "searcher: {name: random, metric: m, max_length: 1, max_trials: 2}\n"
+      "hyperparameters:\n";
   CHECK_CONFIG_ERROR(head + "  x: {type: float, minval: 0, maxval: 1}\n",
                      "exp.yaml:3:13: hyperparameters.x.type: must be one of 'const', 'int', "
                      "'double', 'log', 'categorical', got 'float'");
@@ -291,8 +302,7 @@ TEST_CASE("config: hyperparameter errors") {
                      "exp.yaml:3:6: hyperparameters.x.val: missing required field");
   CHECK_CONFIG_ERROR(head + "  x: {type: int, minval: 0, maxval: 3, count: 0}\n",
                      "exp.yaml:3:47: hyperparameters.x.count: must be an integer >= 1, got 0");
-  CHECK_CONFIG_ERROR(head + "  x: 1\n  x: 2\n",
-                     "exp.yaml:4:3: hyperparameters.x: duplicate key");
+  CHECK_CONFIG_ERROR(head + "  x: 1\n  x: 2\n", "exp.yaml:4:3: hyperparameters.x: duplicate key");
 }
 
 TEST_CASE("config: a grid too large to count is refused at hyperparameters") {
@@ -362,8 +372,9 @@ TEST_CASE("config: ASHA rung lengths that repeat are refused with the computed l
       "to a length it has already reached; use at most 3 rungs, a larger max_length or a larger "
       "divisor");
   // Three rungs fit: 1, 4, 12.
-  CHECK_NOTHROW((void)parse("searcher: {name: async_halving, metric: m, num_rungs: 3, divisor: 3, "
-                            "max_trials: 9, max_length: 12}\n"));
+  CHECK_NOTHROW(
+      (void)parse("searcher: {name: async_halving, metric: m, num_rungs: 3, divisor: 3, "
+                  "max_trials: 9, max_length: 12}\n"));
 }
 
 TEST_CASE("config: control characters in a message are escaped") {

@@ -9,7 +9,9 @@
 using namespace hpsearch;
 
 namespace {
-ExperimentConfig parse(const std::string& text) { return parse_config(text, "exp.yaml"); }
+ExperimentConfig parse(const std::string& text) {
+  return parse_config(text, "exp.yaml");
+}
 
 #define CHECK_CONFIG_ERROR(text, message) \
   CHECK_THROWS_WITH_AS((void)parse(text), message, ConfigError)
@@ -34,8 +36,10 @@ TEST_CASE("yaml: merge keys, as hyperparameter templates use them") {
   d2: {<<: *d, maxval: 0.5}
 )");
   REQUIRE(c.hyperparameters.entries().size() == 2);
-  CHECK(std::get<DoubleHp>(c.hyperparameters.entries()[0].value) == DoubleHp{0.1, 1.0, std::nullopt});
-  CHECK(std::get<DoubleHp>(c.hyperparameters.entries()[1].value) == DoubleHp{0.1, 0.5, std::nullopt});
+  CHECK(std::get<DoubleHp>(c.hyperparameters.entries()[0].value) ==
+        DoubleHp{0.1, 1.0, std::nullopt});
+  CHECK(std::get<DoubleHp>(c.hyperparameters.entries()[1].value) ==
+        DoubleHp{0.1, 0.5, std::nullopt});
 }
 
 TEST_CASE("yaml: merge keys in the searcher section, and lists of maps (earlier maps win)") {
@@ -126,7 +130,8 @@ TEST_CASE("yaml: floats, booleans and null as YAML 1.2 reads them") {
 }
 
 TEST_CASE("yaml: keys are named as Determined sends them, in JSON") {
-  const ExperimentConfig c = parse(kSearcher + "hyperparameters:\n  0x10: 1\n  true: 2\n  1e3: 3\n");
+  const ExperimentConfig c =
+      parse(kSearcher + "hyperparameters:\n  0x10: 1\n  true: 2\n  1e3: 3\n");
   const auto& entries = c.hyperparameters.entries();  // sorted by name
   REQUIRE(entries.size() == 3);
   CHECK(entries[0].name == "1000.0");
@@ -217,17 +222,22 @@ TEST_CASE("yaml: what cannot be read faithfully is refused with its location") {
   SUBCASE("control characters") {
     // Found by fuzzing (fuzz/corpus/config/regress-nul-in-key.yaml): yaml-cpp read the key
     // "glo\0_b" as "glo\xa0b", which is not UTF-8, and writing config.json failed.
-    CHECK_CONFIG_ERROR(kSearcher + "hyperparameters:\n  glo" + std::string(1, '\0') + "_b: 1\n",
-                       "exp.yaml:3:6: the file holds a control character (byte 0x00), which a YAML or "
-                       "JSON document may not; remove it");
-    CHECK_CONFIG_ERROR(kSearcher + "# bell \x07\n",
-                       "exp.yaml:2:8: the file holds a control character (byte 0x07), which a YAML or "
-                       "JSON document may not; remove it");
-    CHECK_CONFIG_ERROR(kSearcher + "# \x7f\n",
-                       "exp.yaml:2:3: the file holds a control character (byte 0x7f), which a YAML or "
-                       "JSON document may not; remove it");
+    CHECK_CONFIG_ERROR(
+        kSearcher + "hyperparameters:\n  glo" + std::string(1, '\0') + "_b: 1\n",
+        "exp.yaml:3:6: the file holds a control character (byte 0x00), which a YAML or "
+        "JSON document may not; remove it");
+    CHECK_CONFIG_ERROR(
+        kSearcher + "# bell \x07\n",
+        "exp.yaml:2:8: the file holds a control character (byte 0x07), which a YAML or "
+        "JSON document may not; remove it");
+    CHECK_CONFIG_ERROR(
+        kSearcher + "# \x7f\n",
+        "exp.yaml:2:3: the file holds a control character (byte 0x7f), which a YAML or "
+        "JSON document may not; remove it");
     // Tabs (inside a flow mapping or a comment), CR LF line ends are text.
-    CHECK(parse(kSearcher + "hyperparameters: {x:\t1}\r\n# \ttab\r\n").hyperparameters.entries().size() == 1);
+    CHECK(parse(kSearcher + "hyperparameters: {x:\t1}\r\n# \ttab\r\n")
+              .hyperparameters.entries()
+              .size() == 1);
   }
   SUBCASE("more than one document") {
     CHECK_CONFIG_ERROR(kSearcher + "---\n" + kSearcher,

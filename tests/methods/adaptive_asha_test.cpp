@@ -14,8 +14,11 @@ using Lengths = std::vector<std::vector<std::uint64_t>>;
 
 AdaptiveAshaConfig adaptive(std::uint64_t length, std::uint64_t trials, AdaptiveMode mode,
                             std::uint64_t max_rungs, double divisor, std::uint64_t concurrent) {
-  return AdaptiveAshaConfig{.max_length = length, .max_trials = trials, .mode = mode,
-                            .divisor = divisor, .max_rungs = max_rungs,
+  return AdaptiveAshaConfig{.max_length = length,
+                            .max_trials = trials,
+                            .mode = mode,
+                            .divisor = divisor,
+                            .max_rungs = max_rungs,
                             .max_concurrent_trials = concurrent};
 }
 
@@ -32,7 +35,8 @@ void check_row(const AdaptiveAshaConfig& config, std::vector<std::uint64_t> rung
   }
 }
 
-std::map<std::string, std::uint64_t> preview_shape(AdaptiveAshaConfig config, PreviewMetric metric) {
+std::map<std::string, std::uint64_t> preview_shape(AdaptiveAshaConfig config,
+                                                   PreviewMetric metric) {
   Searcher s = make_searcher(config, space({{"lr", log_hp(-4, -1, 10)}}), 0);
   return simulate(s, PreviewOptions{.order = PickOrder::kFifo, .metric = metric}).breakdown();
 }
@@ -43,8 +47,7 @@ TEST_CASE("adaptive asha: the worked bracket table of spec 3.7") {
   check_row(adaptive(900, 5, M::kStandard, 2, 3, 16), {2, 1}, {3, 2}, {8, 8}, {{300, 900}, {900}});
   check_row(adaptive(1000, 16, M::kStandard, 5, 4, 16), {3, 2}, {12, 4}, {8, 8},
             {{62, 250, 1000}, {250, 1000}});
-  check_row(adaptive(1000, 100, M::kAggressive, 5, 4, 16), {4}, {100}, {16},
-            {{15, 62, 250, 1000}});
+  check_row(adaptive(1000, 100, M::kAggressive, 5, 4, 16), {4}, {100}, {16}, {{15, 62, 250, 1000}});
   check_row(adaptive(1000, 100, M::kConservative, 5, 4, 16), {4, 3, 2, 1}, {67, 21, 8, 4},
             {4, 4, 4, 4}, {{15, 62, 250, 1000}, {62, 250, 1000}, {250, 1000}, {1000}});
   check_row(adaptive(6400, 128, M::kStandard, 5, 4, 16), {4, 3, 2}, {89, 29, 10}, {6, 5, 5},
@@ -66,7 +69,8 @@ TEST_CASE("adaptive asha: modes give their rung lists (1..5) and bracket_rungs o
   for (std::uint64_t max_rungs = 1; max_rungs <= 5; ++max_rungs) {
     INFO("max rungs " << max_rungs);
     const auto config = adaptive(1'000'000, 1'000'000, AdaptiveMode::kStandard, max_rungs, 4, 16);
-    const std::vector<std::vector<std::uint64_t>> standard{{1}, {2, 1}, {3, 2}, {4, 3, 2}, {5, 4, 3}};
+    const std::vector<std::vector<std::uint64_t>> standard{
+        {1}, {2, 1}, {3, 2}, {4, 3, 2}, {5, 4, 3}};
     CHECK(adaptive_bracket_rungs(config) == standard[max_rungs - 1]);
   }
   AdaptiveAshaConfig listed = adaptive(1000, 50, AdaptiveMode::kAggressive, 5, 4, 16);
@@ -91,8 +95,9 @@ TEST_CASE("adaptive asha: concurrency per bracket (TestBracketMaxConcurrentTrial
 TEST_CASE("adaptive asha: the worked outcome of spec 3.7 (L=1000, T=16, FIFO)") {
   const auto config = adaptive(1000, 16, AdaptiveMode::kStandard, 5, 4, 16);
   // Bracket 1: 3 trials reach rung 1, int(3/4) = 0 promotions, so nothing reaches 1000.
-  CHECK(preview_shape(config, PreviewMetric::kConstant) ==
-        std::map<std::string, std::uint64_t>{{"62", 9}, {"62 250", 3}, {"250", 3}, {"250 1000", 1}});
+  CHECK(
+      preview_shape(config, PreviewMetric::kConstant) ==
+      std::map<std::string, std::uint64_t>{{"62", 9}, {"62 250", 3}, {"250", 3}, {"250 1000", 1}});
   AdaptiveAshaConfig stopping = config;
   stopping.stop_once = true;
   CHECK(preview_shape(stopping, PreviewMetric::kConstant) ==

@@ -32,13 +32,17 @@ AshaConfig config_for(std::uint32_t seed, bool stop_once) {
 }
 
 // The direction, varied with the seed too.
-bool smaller_is_better(std::uint32_t seed) { return seed % 3 != 0; }
+bool smaller_is_better(std::uint32_t seed) {
+  return seed % 3 != 0;
+}
 
 void compare(std::uint32_t seed, bool stop_once) {
   const AshaConfig config = config_for(seed, stop_once);
   const HyperparameterSpace hps = space({{"x", double_hp(0, 1)}});
-  const DriverOptions options{.exit_probability = 0.08, .progress_probability = 0.05,
-                              .odd_metrics = true, .waiting_exit_probability = 0.03};
+  const DriverOptions options{.exit_probability = 0.08,
+                              .progress_probability = 0.05,
+                              .odd_metrics = true,
+                              .waiting_exit_probability = 0.03};
   Searcher fast(AnyMethod(AshaSearch(config)), AnySampler(RandomSampler(hps)), seed,
                 smaller_is_better(seed));
   ReferenceSearcher reference(ReferenceAsha(config), RandomSampler(hps), seed,
@@ -96,8 +100,7 @@ TEST_CASE("snapshot property: async_halving, both variants") {
                                smaller_is_better(seed));
         },
         seed, 1 + seed * 13 % 80,
-                           DriverOptions{.exit_probability = 0.08, .progress_probability = 0.1,
-                                         .odd_metrics = true});
+        DriverOptions{.exit_probability = 0.08, .progress_probability = 0.1, .odd_metrics = true});
   }
 }
 
@@ -111,9 +114,11 @@ TEST_CASE("snapshot property: adaptive_asha") {
                                     .max_concurrent_trials = seed % 9,
                                     .stop_once = seed % 2 == 0};
     INFO("seed " << seed);
-    check_restore_property([&] { return make_searcher(config, space({{"x", double_hp(0, 1)}}), seed); },
-                           seed, 1 + seed * 17 % 120,
-                           DriverOptions{.exit_probability = 0.06, .progress_probability = 0.1,
-                                         .odd_metrics = true});
+    check_restore_property(
+        [&] {
+          return make_searcher(config, space({{"x", double_hp(0, 1)}}), seed);
+        },
+        seed, 1 + seed * 17 % 120,
+        DriverOptions{.exit_probability = 0.06, .progress_probability = 0.1, .odd_metrics = true});
   }
 }

@@ -23,8 +23,12 @@ Shape preview_shape(const MethodConfig& config, PreviewMetric metric) {
 }
 
 AshaConfig asha(std::uint64_t max_length, bool stop_once = false) {
-  return AshaConfig{.max_length = max_length, .max_trials = 12, .num_rungs = 3, .divisor = 3,
-                    .max_concurrent_trials = 16, .stop_once = stop_once};
+  return AshaConfig{.max_length = max_length,
+                    .max_trials = 12,
+                    .num_rungs = 3,
+                    .divisor = 3,
+                    .max_concurrent_trials = 16,
+                    .stop_once = stop_once};
 }
 }  // namespace
 
@@ -50,8 +54,7 @@ TEST_CASE("asha: promotion shapes (TestASHASearcherRecords/Batches/Epochs)") {
 TEST_CASE("asha: stopping shapes with trial-id metrics (TestASHAStoppingSearcherBatches/Epochs)") {
   CHECK(preview_shape(asha(9000, true), PreviewMetric::kTrialId) ==
         Shape{{"1000 3000 9000", 1}, {"1000", 11}});
-  CHECK(preview_shape(asha(12, true), PreviewMetric::kTrialId) ==
-        Shape{{"1 4 12", 1}, {"1", 11}});
+  CHECK(preview_shape(asha(12, true), PreviewMetric::kTrialId) == Shape{{"1 4 12", 1}, {"1", 11}});
   // Ties continue under stopping ASHA: with equal metrics every trial trains to the end.
   CHECK(preview_shape(asha(12, true), PreviewMetric::kConstant) == Shape{{"1 4 12", 12}});
 }
@@ -109,13 +112,17 @@ TEST_CASE("asha: stopping variant with an invalid and an early-exited trial") {
   for (const bool smaller_is_better : {true, false}) {
     INFO("smaller_is_better " << smaller_is_better);
     const double sign = smaller_is_better ? 1 : -1;  // the same ranking in both directions
-    run_value_simulation(AshaConfig{.max_length = 4, .max_trials = 4, .num_rungs = 2,
-                                    .divisor = 2, .max_concurrent_trials = 2, .stop_once = true},
-                         {},
-                         {constant_trial({2, 4}, sign * 0.5), invalid_trial(2),
-                          constant_trial({2}, sign * 0.7), early_exit_trial({2}, sign * 0.9),
-                          constant_trial({2, 4}, sign * 0.1)},
-                         smaller_is_better);
+    run_value_simulation(
+        AshaConfig{.max_length = 4,
+                   .max_trials = 4,
+                   .num_rungs = 2,
+                   .divisor = 2,
+                   .max_concurrent_trials = 2,
+                   .stop_once = true},
+        {},
+        {constant_trial({2, 4}, sign * 0.5), invalid_trial(2), constant_trial({2}, sign * 0.7),
+         early_exit_trial({2}, sign * 0.9), constant_trial({2, 4}, sign * 0.1)},
+        smaller_is_better);
   }
 }
 
@@ -124,7 +131,10 @@ TEST_CASE("asha: stopping variant with an invalid and an early-exited trial") {
 // (n=2: new = int(3/2) = 1, k = 0 < 1: promoted at once). Rung 0 then holds max_trials = 3
 // metrics and settles: t2 is closed. t3 and t4 finish at 10.
 TEST_CASE("asha: promotion variant replaces invalid trials outside max_trials") {
-  run_value_simulation(AshaConfig{.max_length = 10, .max_trials = 3, .num_rungs = 2, .divisor = 2,
+  run_value_simulation(AshaConfig{.max_length = 10,
+                                  .max_trials = 3,
+                                  .num_rungs = 2,
+                                  .divisor = 2,
                                   .max_concurrent_trials = 3},
                        {},
                        {invalid_trial(5), constant_trial({5}, 0.3), constant_trial({5, 10}, 0.2),
@@ -134,29 +144,35 @@ TEST_CASE("asha: promotion variant replaces invalid trials outside max_trials") 
 TEST_CASE("asha: NaN ranks worst, infinities are ordinary values") {
   // Stopping, R=2, d=2: the first report of a rung always continues; after that only a metric
   // that ranks first among two continues.
-  const AshaConfig config{.max_length = 4, .max_trials = 3, .num_rungs = 2, .divisor = 2,
-                          .max_concurrent_trials = 1, .stop_once = true};
+  const AshaConfig config{.max_length = 4,
+                          .max_trials = 3,
+                          .num_rungs = 2,
+                          .divisor = 2,
+                          .max_concurrent_trials = 1,
+                          .stop_once = true};
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   // t1 NaN continues (the first of a rung always does); t2 1e300 ranks before NaN, so first
   // of two: continues; t3 +inf ties NaN (mapped to +inf), goes before it, ranks 2 of 3, and
   // the top is max(int(3/2), 1) = 1: stopped.
-  run_value_simulation(config, {},
-                       {constant_trial({2, 4}, nan), constant_trial({2, 4}, 1e300),
-                        constant_trial({2}, inf)});
+  run_value_simulation(
+      config, {},
+      {constant_trial({2, 4}, nan), constant_trial({2, 4}, 1e300), constant_trial({2}, inf)});
   // -inf is the best value there is.
-  run_value_simulation(config, {},
-                       {constant_trial({2, 4}, 0.0), constant_trial({2, 4}, -inf),
-                        constant_trial({2}, 1.0)});
+  run_value_simulation(
+      config, {},
+      {constant_trial({2, 4}, 0.0), constant_trial({2, 4}, -inf), constant_trial({2}, 1.0)});
 }
 
 TEST_CASE("asha: snapshots keep infinite metrics as strings and restore them") {
   Searcher s = make_searcher(asha(9000), {}, 0);
   const auto creates = all_of_type<Create>(s.initial_operations());
   s.handle(TrialCreated{creates[0].request_id});
-  s.handle(ValidationCompleted{creates[0].request_id, -std::numeric_limits<double>::infinity(), 1000});
+  s.handle(
+      ValidationCompleted{creates[0].request_id, -std::numeric_limits<double>::infinity(), 1000});
   s.handle(TrialCreated{creates[1].request_id});
-  s.handle(ValidationCompleted{creates[1].request_id, std::numeric_limits<double>::quiet_NaN(), 1000});
+  s.handle(
+      ValidationCompleted{creates[1].request_id, std::numeric_limits<double>::quiet_NaN(), 1000});
   const nlohmann::json snapshot = s.snapshot();
   const std::string text = snapshot.dump();
   CHECK(text.find("\"-Infinity\"") != std::string::npos);
@@ -189,19 +205,24 @@ TEST_CASE("asha: --explain says why a trial was promoted or stopped") {
 namespace {
 // Operations as the drive protocol writes them (without --explain), for comparisons that
 // ignore ASHA's explanations.
-nlohmann::json plain(const std::vector<Operation>& ops) { return nlohmann::json(ops); }
+nlohmann::json plain(const std::vector<Operation>& ops) {
+  return nlohmann::json(ops);
+}
 }  // namespace
 
 TEST_CASE("asha: a closed trial that a reopened rung promotes gets no operation (issue 10)") {
   // Derived by hand from spec 3.5 and docs/asha.md (deviations). R=2, d=2, T=4, C=4: rungs at
   // 50 and 100; a, b, c, d report 0.1 .. 0.4 at rung 0.
-  Searcher s = make_searcher(AshaConfig{.max_length = 100, .max_trials = 4, .num_rungs = 2,
-                                        .divisor = 2, .max_concurrent_trials = 4},
+  Searcher s = make_searcher(AshaConfig{.max_length = 100,
+                                        .max_trials = 4,
+                                        .num_rungs = 2,
+                                        .divisor = 2,
+                                        .max_concurrent_trials = 4},
                              HyperparameterSpace(), 0);
   const auto creates = all_of_type<Create>(s.initial_operations());
   REQUIRE(creates.size() == 4);
-  const RequestId a = creates[0].request_id, b = creates[1].request_id,
-                  c = creates[2].request_id, d = creates[3].request_id;
+  const RequestId a = creates[0].request_id, b = creates[1].request_id, c = creates[2].request_id,
+                  d = creates[3].request_id;
   for (const RequestId& id : {a, b, c, d}) s.handle(TrialCreated{id});
   // a: n=0, nothing. b: int(2/2)=1 > int(1/2)=0, the entry at 0 (a) is promoted.
   CHECK(s.handle(ValidationCompleted{a, 0.1, 50}).empty());
@@ -232,13 +253,16 @@ TEST_CASE("asha: a closed trial that a reopened rung promotes gets no operation 
 TEST_CASE("asha: an early exit of a waiting trial records nothing more (issue 10)") {
   // Same start as above: after d's report, c and d are closed and a and b train at rung 1.
   // R=3 this time, so that a waits at rung 1 after reporting there.
-  Searcher s = make_searcher(AshaConfig{.max_length = 400, .max_trials = 4, .num_rungs = 3,
-                                        .divisor = 2, .max_concurrent_trials = 4},
+  Searcher s = make_searcher(AshaConfig{.max_length = 400,
+                                        .max_trials = 4,
+                                        .num_rungs = 3,
+                                        .divisor = 2,
+                                        .max_concurrent_trials = 4},
                              HyperparameterSpace(), 0);
   const auto creates = all_of_type<Create>(s.initial_operations());
   REQUIRE(creates.size() == 4);  // rungs at 100, 200, 400
-  const RequestId a = creates[0].request_id, b = creates[1].request_id,
-                  c = creates[2].request_id, d = creates[3].request_id;
+  const RequestId a = creates[0].request_id, b = creates[1].request_id, c = creates[2].request_id,
+                  d = creates[3].request_id;
   for (const RequestId& id : {a, b, c, d}) s.handle(TrialCreated{id});
   s.handle(ValidationCompleted{a, 0.1, 100});
   s.handle(ValidationCompleted{b, 0.2, 100});  // promotes a

@@ -66,11 +66,11 @@ std::vector<Pairing> pairings() {
       // The grid method trains the grid's points: only the grid sampler (the parser says so).
       if ((method.name == "grid") != (sampler.name == "grid") && method.name == "grid") continue;
       for (const bool smaller : {true, false}) {
-        const std::string text = std::string(kSpace) + "searcher:\n  name: " +
-                                 std::string(method.name) + "\n  metric: loss\n" +
-                                 "  smaller_is_better: " + (smaller ? "true" : "false") + "\n" +
-                                 method_yaml().at(std::string(method.name)) + "  sampler: " +
-                                 sampler_yaml().at(std::string(sampler.name)) + "\n";
+        const std::string text =
+            std::string(kSpace) + "searcher:\n  name: " + std::string(method.name) +
+            "\n  metric: loss\n" + "  smaller_is_better: " + (smaller ? "true" : "false") + "\n" +
+            method_yaml().at(std::string(method.name)) +
+            "  sampler: " + sampler_yaml().at(std::string(sampler.name)) + "\n";
         out.push_back({std::string(method.name) + " + " + std::string(sampler.name) +
                            (smaller ? "" : ", larger is better"),
                        parse_config(text, "conformance.yaml")});
@@ -96,8 +96,10 @@ bool same_point(const nlohmann::json& a, const nlohmann::json& b) {
   return a == b;
 }
 
-const DriverOptions kOptions{.exit_probability = 0.08, .progress_probability = 0.15,
-                             .odd_metrics = true, .waiting_exit_probability = 0.01};
+const DriverOptions kOptions{.exit_probability = 0.08,
+                             .progress_probability = 0.15,
+                             .odd_metrics = true,
+                             .waiting_exit_probability = 0.01};
 }  // namespace
 
 TEST_CASE("conformance: every method and sampler of the catalog has a configuration here") {
@@ -114,8 +116,8 @@ TEST_CASE("conformance: every method and sampler of the catalog has a configurat
 TEST_CASE("conformance: the catalog's names are the configs' (method_name, sampler_name)") {
   for (const Pairing& p : pairings()) {
     INFO(p.label);
-    const std::string label = method_name(p.config.searcher.method) + " + " +
-                              sampler_name(p.config.searcher.sampler);
+    const std::string label =
+        method_name(p.config.searcher.method) + " + " + sampler_name(p.config.searcher.sampler);
     CHECK(p.label.starts_with(label));
   }
 }
@@ -176,8 +178,7 @@ TEST_CASE("conformance: a learning sampler departs from the random draws once it
     std::vector<std::string> log;
     RandomDriver driver(3, kOptions);
     driver.start(s, log);
-    while (driver.step(s, log)) {
-    }
+    while (driver.step(s, log)) {}
     std::vector<nlohmann::json> points;
     for (const std::string& line : log) {
       const nlohmann::json ops = nlohmann::json::parse(line);

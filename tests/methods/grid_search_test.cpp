@@ -35,8 +35,8 @@ TEST_CASE("grid: trials launch from the last grid point to the first") {
 }
 
 TEST_CASE("grid: creates draw only the id and the seed (the golden ids of seed 0)") {
-  Searcher s = make_searcher(GridConfig{.max_length = 1, .max_concurrent_trials = 2},
-                             double_axes({3}), 0);
+  Searcher s =
+      make_searcher(GridConfig{.max_length = 1, .max_concurrent_trials = 2}, double_axes({3}), 0);
   const auto creates = all_of_type<Create>(s.initial_operations());
   REQUIRE(creates.size() == 2);  // max_concurrent_trials
   CHECK(creates[0].request_id.to_string() == "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8");
@@ -55,8 +55,8 @@ TEST_CASE("grid: an empty grid shuts the search down at once (deviation: Determi
 }
 
 TEST_CASE("grid: an invalid-hyperparameter point is done, and the next point follows") {
-  Searcher s = make_searcher(GridConfig{.max_length = 10, .max_concurrent_trials = 1},
-                             double_axes({2}), 0);
+  Searcher s =
+      make_searcher(GridConfig{.max_length = 10, .max_concurrent_trials = 1}, double_axes({2}), 0);
   const RequestId a = only_create(s.initial_operations()).request_id;
   s.handle(TrialCreated{a});
   CHECK(s.handle(TrialExitedEarly{a, ExitedReason::kInvalidHp}).empty());

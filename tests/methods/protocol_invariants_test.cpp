@@ -62,7 +62,8 @@ class InvariantObserver {
         CHECK(trials_.emplace(create->request_id, Trial{}).second);
       } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
         const Trial& t = trials_.at(validate->request_id);
-        INFO("validate_after " << validate->request_id.to_string() << " length " << validate->length);
+        INFO("validate_after " << validate->request_id.to_string() << " length "
+                               << validate->length);
         CHECK_FALSE(t.close_sent);
         CHECK_FALSE(t.closed);
         CHECK_FALSE(t.exited);
@@ -97,8 +98,7 @@ void play(const MethodConfig& config, const HyperparameterSpace& hps, std::uint3
                                           .waiting_exit_probability = 0.05});
   std::vector<std::string> log;
   driver.start(observer, log);
-  while (driver.step(observer, log)) {
-  }
+  while (driver.step(observer, log)) {}
   CHECK(driver.shut_down());
 }
 
@@ -110,9 +110,10 @@ TEST_CASE("protocol invariants: single, random and grid") {
   for (std::uint32_t seed = 0; seed < kSequences; ++seed) {
     INFO("seed " << seed);
     play(SingleConfig{.max_length = 1 + seed % 50}, kSpace, seed);
-    play(RandomConfig{.max_length = 10, .max_trials = 1 + seed % 20,
-                      .max_concurrent_trials = seed % 5},
-         kSpace, seed);
+    play(
+        RandomConfig{
+            .max_length = 10, .max_trials = 1 + seed % 20, .max_concurrent_trials = seed % 5},
+        kSpace, seed);
     play(GridConfig{.max_length = 10, .max_concurrent_trials = seed % 4}, kSpace, seed);
   }
 }

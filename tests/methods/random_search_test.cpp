@@ -22,7 +22,8 @@ TEST_CASE("random: every trial trains to max_length (TestRandomSearcherRecords/B
   CHECK(shape(RandomConfig{.max_length = 300, .max_trials = 4}) == Shape{{"300", 4}});
 }
 
-TEST_CASE("random: one trial at a time does not shut down early (TestRandomSearcherSingleConcurrent)") {
+TEST_CASE(
+    "random: one trial at a time does not shut down early (TestRandomSearcherSingleConcurrent)") {
   CHECK(shape(RandomConfig{.max_length = 100, .max_trials = 2, .max_concurrent_trials = 1}) ==
         Shape{{"100", 2}});
 }
@@ -44,9 +45,9 @@ TEST_CASE("random: equal seeds reproduce ids and lengths (TestRandomSearcherRepr
 
 TEST_CASE("random: initial trials are min(max_trials, max_concurrent_trials), or all for 0") {
   const auto initial = [](std::uint64_t trials, std::uint64_t concurrent) {
-    Searcher s = make_searcher(RandomConfig{.max_length = 5, .max_trials = trials,
-                                            .max_concurrent_trials = concurrent},
-                               HyperparameterSpace(), 0);
+    Searcher s = make_searcher(
+        RandomConfig{.max_length = 5, .max_trials = trials, .max_concurrent_trials = concurrent},
+        HyperparameterSpace(), 0);
     return all_of_type<Create>(s.initial_operations()).size();
   };
   CHECK(initial(10, 3) == 3);
@@ -69,13 +70,13 @@ TEST_CASE("random: samples are the seed's golden values (spec 1.4, x: int 0..10)
 }
 
 TEST_CASE("random: an invalid-hyperparameter trial is replaced, other exits are not") {
-  for (const ExitedReason reason : {ExitedReason::kInvalidHp, ExitedReason::kInitInvalidHp,
-                                    ExitedReason::kErrored, ExitedReason::kUserCanceled,
-                                    ExitedReason::kUserRequestedStop}) {
+  for (const ExitedReason reason :
+       {ExitedReason::kInvalidHp, ExitedReason::kInitInvalidHp, ExitedReason::kErrored,
+        ExitedReason::kUserCanceled, ExitedReason::kUserRequestedStop}) {
     INFO("reason " << to_string(reason));
-    Searcher s = make_searcher(RandomConfig{.max_length = 5, .max_trials = 2,
-                                            .max_concurrent_trials = 1},
-                               HyperparameterSpace(), 0);
+    Searcher s =
+        make_searcher(RandomConfig{.max_length = 5, .max_trials = 2, .max_concurrent_trials = 1},
+                      HyperparameterSpace(), 0);
     const RequestId a = only_create(s.initial_operations()).request_id;
     s.handle(TrialCreated{a});
     s.handle(TrialExitedEarly{a, reason});
@@ -83,8 +84,8 @@ TEST_CASE("random: an invalid-hyperparameter trial is replaced, other exits are 
     s.handle(TrialCreated{b});
     s.handle(ValidationCompleted{b, 1, 5});
     const auto after_b = s.handle(TrialClosed{b});
-    const bool replaced = reason == ExitedReason::kInvalidHp ||
-                          reason == ExitedReason::kInitInvalidHp;
+    const bool replaced =
+        reason == ExitedReason::kInvalidHp || reason == ExitedReason::kInitInvalidHp;
     // Replaced: b did not count, so a third trial comes; otherwise the search is over.
     CHECK(all_of_type<Create>(after_b).size() == (replaced ? 1U : 0U));
     CHECK(all_of_type<Shutdown>(after_b).size() == (replaced ? 0U : 1U));

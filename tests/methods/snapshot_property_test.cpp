@@ -36,7 +36,9 @@ TEST_CASE("snapshot property: random, all trials at once") {
   check_method(RandomConfig{.max_length = 7, .max_trials = 9, .max_concurrent_trials = 0}, 100);
 }
 
-TEST_CASE("snapshot property: single") { check_method(SingleConfig{30}, 100); }
+TEST_CASE("snapshot property: single") {
+  check_method(SingleConfig{30}, 100);
+}
 
 TEST_CASE("snapshot property: grid") {
   check_method(GridConfig{.max_length = 20, .max_concurrent_trials = 4}, 200);
@@ -53,9 +55,10 @@ TEST_CASE("snapshot: a snapshot from another method or version is refused, state
                        ProtocolError);
   nlohmann::json future = random.snapshot();
   future["format_version"] = 99;
-  CHECK_THROWS_WITH_AS(random.restore(future),
-                       "snapshot: format_version 99 is not supported (this build reads versions 1 and 2)",
-                       ProtocolError);
+  CHECK_THROWS_WITH_AS(
+      random.restore(future),
+      "snapshot: format_version 99 is not supported (this build reads versions 1 and 2)",
+      ProtocolError);
   nlohmann::json broken = random.snapshot();
   broken.erase("rng");
   CHECK_THROWS_WITH_AS(grid.restore(broken), "snapshot: key 'rng' not found", ProtocolError);
@@ -88,13 +91,16 @@ TEST_CASE("snapshot: trials that the method's state does not account for are ref
     random.initial_operations();
     nlohmann::json snapshot = random.snapshot();
     snapshot["started"] = false;
-    check_refused(random, snapshot, "snapshot: started is false, but searcher_state has 3 trial(s)");
+    check_refused(random, snapshot,
+                  "snapshot: started is false, but searcher_state has 3 trial(s)");
   }
   SUBCASE("ASHA must know every trial") {
-    Searcher asha = make_searcher(
-        AshaConfig{.max_length = 8, .max_trials = 6, .num_rungs = 2, .divisor = 2,
-                   .max_concurrent_trials = 2},
-        {}, 0);
+    Searcher asha = make_searcher(AshaConfig{.max_length = 8,
+                                             .max_trials = 6,
+                                             .num_rungs = 2,
+                                             .divisor = 2,
+                                             .max_concurrent_trials = 2},
+                                  {}, 0);
     asha.initial_operations();
     nlohmann::json snapshot = asha.snapshot();
     REQUIRE(snapshot.at("searcher_state").at("trials").size() == 2);
@@ -103,10 +109,13 @@ TEST_CASE("snapshot: trials that the method's state does not account for are ref
                   "search_method_state.trials: 1 trial(s), but searcher_state has 2");
   }
   SUBCASE("adaptive ASHA: each trial in exactly one bracket") {
-    Searcher adaptive = make_searcher(
-        AdaptiveAshaConfig{.max_length = 16, .max_trials = 20, .mode = AdaptiveMode::kStandard,
-                           .divisor = 2, .max_rungs = 3, .max_concurrent_trials = 8},
-        {}, 0);
+    Searcher adaptive = make_searcher(AdaptiveAshaConfig{.max_length = 16,
+                                                         .max_trials = 20,
+                                                         .mode = AdaptiveMode::kStandard,
+                                                         .divisor = 2,
+                                                         .max_rungs = 3,
+                                                         .max_concurrent_trials = 8},
+                                      {}, 0);
     adaptive.initial_operations();
     const nlohmann::json snapshot = adaptive.snapshot();
     const nlohmann::json& brackets = snapshot.at("search_method_state").at("sub_search_states");

@@ -26,26 +26,43 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
   CHECK(std::get<ValidationReport>(v).length == 9);
   CHECK(std::get<ValidationReport>(v).metric == 0.25);
   CHECK(std::get<ValidationReport>(v).metrics["accuracy"] == 0.9);
-  const TrialReport nan = parse_trial_report(R"({"type":"validation","length":1,"metrics":{"loss":"NaN"}})", "loss");
+  const TrialReport nan =
+      parse_trial_report(R"({"type":"validation","length":1,"metrics":{"loss":"NaN"}})", "loss");
   CHECK(std::isnan(std::get<ValidationReport>(nan).metric));
-  CHECK(std::get<ProgressReport>(parse_trial_report(R"({"type":"progress","units":3})", "loss")).units == 3);
-  CHECK(std::get<ProgressReport>(parse_trial_report(R"({"type":"progress","fraction":0.5})", "loss")).fraction == 0.5);
+  CHECK(std::get<ProgressReport>(parse_trial_report(R"({"type":"progress","units":3})", "loss"))
+            .units == 3);
+  CHECK(
+      std::get<ProgressReport>(parse_trial_report(R"({"type":"progress","fraction":0.5})", "loss"))
+          .fraction == 0.5);
   const TrialReport m = parse_trial_report(
-      R"({"type":"metrics","group":"validation","steps_completed":20,"metrics":{"x":[1,2]}})", "loss");
+      R"({"type":"metrics","group":"validation","steps_completed":20,"metrics":{"x":[1,2]}})",
+      "loss");
   CHECK(std::get<MetricsReport>(m).group == "validation");
   CHECK(std::get<MetricsReport>(m).steps_completed == 20);
   CHECK(std::get<MetricsReport>(m).metrics["x"] == nlohmann::json::array({1, 2}));
   const TrialReport c = parse_trial_report(
-      R"({"type":"checkpoint","storage_id":"8f2e","steps_completed":20,"metadata":{"steps_completed":20}})", "loss");
+      R"({"type":"checkpoint","storage_id":"8f2e","steps_completed":20,"metadata":{"steps_completed":20}})",
+      "loss");
   CHECK(std::get<CheckpointReport>(c).storage_id == "8f2e");
   CHECK(std::get<CheckpointReport>(c).length == 20);
-  CHECK(std::get<EarlyExitReport>(parse_trial_report(R"({"type":"early_exit","reason":"invalid_hp"})", "loss")).reason ==
-        ExitedReason::kInvalidHp);
-  CHECK(std::get<RequestReport>(parse_trial_report(R"({"type":"request","id":7,"what":"best_validation"})", "loss")).id == 7);
-  CHECK(std::get<RequestReport>(parse_trial_report(R"({"type":"request","id":8,"what":"sync"})", "loss")).what == "sync");
-  CHECK(std::get<StatusReport>(parse_trial_report(R"({"type":"status","text":"warming up"})", "loss")).text == "warming up");
-  CHECK(std::get<CheckpointReport>(parse_trial_report(R"({"type":"checkpoint","path":"/c","length":3})", "loss")).path == "/c");
-  CHECK(std::get<InvalidHpReport>(parse_trial_report(R"({"type":"invalid_hp","reason":"lr"})", "loss")).reason == "lr");
+  CHECK(std::get<EarlyExitReport>(
+            parse_trial_report(R"({"type":"early_exit","reason":"invalid_hp"})", "loss"))
+            .reason == ExitedReason::kInvalidHp);
+  CHECK(std::get<RequestReport>(
+            parse_trial_report(R"({"type":"request","id":7,"what":"best_validation"})", "loss"))
+            .id == 7);
+  CHECK(std::get<RequestReport>(
+            parse_trial_report(R"({"type":"request","id":8,"what":"sync"})", "loss"))
+            .what == "sync");
+  CHECK(
+      std::get<StatusReport>(parse_trial_report(R"({"type":"status","text":"warming up"})", "loss"))
+          .text == "warming up");
+  CHECK(std::get<CheckpointReport>(
+            parse_trial_report(R"({"type":"checkpoint","path":"/c","length":3})", "loss"))
+            .path == "/c");
+  CHECK(std::get<InvalidHpReport>(
+            parse_trial_report(R"({"type":"invalid_hp","reason":"lr"})", "loss"))
+            .reason == "lr");
 
   const auto error = [](const std::string& line) {
     try {
@@ -62,8 +79,10 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
       "preemption_acknowledged, checkpoint_deleted";
   CHECK(error(R"({"units":1})") == "missing field 'type' (one of " + types + ")");
   CHECK(error(R"({"type":"done"})") == "unknown type 'done' (types: " + types + ")");
-  CHECK(error(R"({"type":"progress","units":-1})") == "progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
-  CHECK(error(R"({"type":"progress","fraction":1.5})") == "progress: 'fraction' must be a number between 0 and 1, got 1.5");
+  CHECK(error(R"({"type":"progress","units":-1})") ==
+        "progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
+  CHECK(error(R"({"type":"progress","fraction":1.5})") ==
+        "progress: 'fraction' must be a number between 0 and 1, got 1.5");
   CHECK(error(R"({"type":"metrics","group":"a.b","steps_completed":1,"metrics":{}})") ==
         "metrics: 'group' must be a non-empty name without '.', got \"a.b\"");
   CHECK(error(R"({"type":"metrics","group":"training","steps_completed":-1,"metrics":{}})") ==
@@ -72,20 +91,24 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
         "checkpoint: 'storage_id' must be a plain name (a UUID), got \"../x\"");
   CHECK(error(R"({"type":"early_exit","reason":"bored"})") ==
         "early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got \"bored\"");
-  CHECK(error(R"({"type":"request","id":1,"what":"weather"})") == "request: unknown request 'weather' (requests: best_validation, sync)");
+  CHECK(error(R"({"type":"request","id":1,"what":"weather"})") ==
+        "request: unknown request 'weather' (requests: best_validation, sync)");
   CHECK(error(R"({"type":"validation","length":-3,"metrics":{"loss":1}})") ==
         "validation: 'length' must be an integer >= 0, got -3");
   CHECK(error(R"({"type":"validation","length":3,"metrics":{"acc":1}})") ==
         "validation: the metrics lack the searcher's metric 'loss'");
   CHECK(error(R"({"type":"validation","length":3,"metrics":{"loss":"low"}})") ==
         "validation: metric 'loss' must be a number, got \"low\"");
-  CHECK(error(R"({"type":"checkpoint","length":3})") == "checkpoint: 'path' must be a non-empty string");
-  CHECK(error(R"({"type":"progress","units":1,"extra":2})") == "progress: unknown field 'extra' (fields: fraction, units)");
+  CHECK(error(R"({"type":"checkpoint","length":3})") ==
+        "checkpoint: 'path' must be a non-empty string");
+  CHECK(error(R"({"type":"progress","units":1,"extra":2})") ==
+        "progress: unknown field 'extra' (fields: fraction, units)");
   // Found with fuzz/trial_report_fuzz.cpp's seeds: a number beyond double's range escaped as
   // the JSON library's exception (ending the runner); a trial's control characters reached the
   // log; a long type was quoted whole.
   CHECK(error(R"({"type":"progress","units":1e999})") == "not a JSON object");
-  CHECK(error(R"({"type":"bad\u001b[31m\n"})") == "unknown type 'bad\\x1b[31m\\x0a' (types: " + types + ")");
+  CHECK(error(R"({"type":"bad\u001b[31m\n"})") ==
+        "unknown type 'bad\\x1b[31m\\x0a' (types: " + types + ")");
   CHECK(error(R"({"type":")" + std::string(300, 'x') + "\"}") ==
         "unknown type '" + std::string(100, 'x') + "...' (types: " + types + ")");
   // The cut at 100 bytes fell inside a character ("\xc3\xa9", bytes 100 and 101 of the type) and
@@ -97,8 +120,8 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
 }
 
 TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("hpsearch-journal-test-" + std::to_string(::getpid()));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-journal-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::filesystem::path path = dir / "journal.jsonl";
@@ -120,15 +143,16 @@ TEST_CASE("journal: records survive, a torn last line is dropped, damage is refu
   CHECK_FALSE(contents.torn_tail);
   REQUIRE(contents.records.size() == 3);
   CHECK(contents.records[2]["seq"] == 2);
-  HPSEARCH_CHECK_THROWS_TEXT((void)parse_journal("{\"seq\":0}\n[1]\n{\"seq\":2}\n", "j.jsonl"),
-                             "journal 'j.jsonl' line 2 is not a JSON record: the journal is damaged",
-                             std::runtime_error);
+  HPSEARCH_CHECK_THROWS_TEXT(
+      (void)parse_journal("{\"seq\":0}\n[1]\n{\"seq\":2}\n", "j.jsonl"),
+      "journal 'j.jsonl' line 2 is not a JSON record: the journal is damaged", std::runtime_error);
   CHECK(parse_journal("", "j.jsonl").records.empty());
   CHECK(parse_journal("{}\n{", "j.jsonl").valid_bytes == 3);
   std::ofstream(path, std::ios::app) << "garbage\n{\"seq\":4}\n";
-  HPSEARCH_CHECK_THROWS_TEXT((void)read_journal(path),
-                             "journal '" + path.string() + "' line 4 is not a JSON record: the journal is damaged",
-                             std::runtime_error);
+  HPSEARCH_CHECK_THROWS_TEXT(
+      (void)read_journal(path),
+      "journal '" + path.string() + "' line 4 is not a JSON record: the journal is damaged",
+      std::runtime_error);
   write_file_atomically(dir / "state.json", "one");
   write_file_atomically(dir / "state.json", "two");
   std::ifstream in(dir / "state.json");

@@ -3,8 +3,8 @@
 // be checked against its hyperparameters.
 #include <doctest/doctest.h>
 
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,8 +32,8 @@ namespace fs = std::filesystem;
 using namespace hpsearch::testing;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("hpsearch-runner-test-" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("hpsearch-runner-test-" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -42,15 +42,19 @@ fs::path scratch(const std::string& name) {
 const std::string kTrial = std::string(HPSEARCH_SOURCE_DIR) + "/tests/runner/trials/trial.py";
 
 // A config running the test trial, with `searcher` and `hyperparameters` as YAML text.
-fs::path write_config(const fs::path& dir, const std::string& searcher, const std::string& hyperparameters,
-                      const std::string& extra = "") {
+fs::path write_config(const fs::path& dir, const std::string& searcher,
+                      const std::string& hyperparameters, const std::string& extra = "") {
   const fs::path path = dir / "config.yaml";
-  std::ofstream(path) << "entrypoint: python3 " << kTrial << "\n" << extra << "searcher:\n" << searcher
-                      << "hyperparameters:\n" << hyperparameters;
+  std::ofstream(path) << "entrypoint: python3 " << kTrial << "\n"
+                      << extra << "searcher:\n"
+                      << searcher << "hyperparameters:\n"
+                      << hyperparameters;
   return path;
 }
 
-Run runner(const std::string& args, const fs::path& dir) { return run_program(SEARCHER_RUN, args, dir); }
+Run runner(const std::string& args, const fs::path& dir) {
+  return run_program(SEARCHER_RUN, args, dir);
+}
 
 nlohmann::json experiment(const fs::path& dir) {
   return nlohmann::json::parse(read_file(dir / "experiment.json"));
@@ -86,7 +90,8 @@ std::set<std::tuple<std::string, std::uint64_t, double>> validations(const nlohm
   std::set<std::tuple<std::string, std::uint64_t, double>> all;
   for (const nlohmann::json& t : exp["trials"]) {
     for (const nlohmann::json& v : t["validations"]) {
-      all.insert({t["request_id"].get<std::string>(), v["length"].get<std::uint64_t>(), v["metric"].get<double>()});
+      all.insert({t["request_id"].get<std::string>(), v["length"].get<std::uint64_t>(),
+                  v["metric"].get<double>()});
     }
   }
   return all;
@@ -94,14 +99,16 @@ std::set<std::tuple<std::string, std::uint64_t, double>> validations(const nlohm
 
 // (request id, length, metric) of every validation the journal at `dir` recorded in a complete
 // record (a last line without its newline was cut short and never acted on).
-std::set<std::tuple<std::string, std::uint64_t, double>> journaled_validations(const fs::path& dir) {
+std::set<std::tuple<std::string, std::uint64_t, double>> journaled_validations(
+    const fs::path& dir) {
   std::set<std::tuple<std::string, std::uint64_t, double>> all;
   std::ifstream journal(dir / "journal.jsonl");
   for (std::string line; std::getline(journal, line);) {
     if (journal.eof()) break;
     const nlohmann::json record = nlohmann::json::parse(line);
     if (record.contains("in") && record["in"]["event"] == "validation_completed") {
-      all.insert({record["in"]["request_id"].get<std::string>(), record["in"]["length"].get<std::uint64_t>(),
+      all.insert({record["in"]["request_id"].get<std::string>(),
+                  record["in"]["length"].get<std::uint64_t>(),
                   record["in"]["metric"].get<double>()});
     }
   }
@@ -124,10 +131,12 @@ std::vector<std::string> searcher_transcript(const fs::path& dir) {
 
 // Starts `searcher-run run` with `options` after --config and --dir, and kills it with
 // `signal` once `ready()` holds (or after a minute).
-int run_and_kill_when(const std::string& config, const fs::path& dir, std::vector<std::string> options,
-                      const std::function<bool()>& ready, int signal) {
+int run_and_kill_when(const std::string& config, const fs::path& dir,
+                      std::vector<std::string> options, const std::function<bool()>& ready,
+                      int signal) {
   const std::string out = (dir / "first.out").string();
-  std::vector<std::string> args{SEARCHER_RUN, "run", "--config", config, "--dir", (dir / "exp").string()};
+  std::vector<std::string> args{SEARCHER_RUN, "run",   "--config",
+                                config,       "--dir", (dir / "exp").string()};
   args.insert(args.end(), options.begin(), options.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -135,7 +144,8 @@ int run_and_kill_when(const std::string& config, const fs::path& dir, std::vecto
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, (out + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (out + ".err").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   REQUIRE(posix_spawn(&pid, SEARCHER_RUN, &actions, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&actions);
@@ -152,8 +162,9 @@ int run_and_kill_when(const std::string& config, const fs::path& dir, std::vecto
 // Starts searcher-run, and kills it with `signal` once its journal has `records` records.
 int run_and_kill(const std::string& config, const fs::path& dir, const std::string& slots,
                  std::size_t records, int signal) {
-  return run_and_kill_when(config, dir, {"--slots", slots},
-                           [&] { return journal_lines(dir / "exp") >= records; }, signal);
+  return run_and_kill_when(
+      config, dir, {"--slots", slots}, [&] { return journal_lines(dir / "exp") >= records; },
+      signal);
 }
 
 const char* kAsha =
@@ -165,9 +176,9 @@ const char* kAsha =
 TEST_CASE("searcher-run: a normal ASHA search") {
   const fs::path dir = scratch("normal");
   const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
-                             "' --slots 2",
-                         dir);
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
   CHECK(run.code == 0);
   CHECK(run.out.starts_with("search completed: 12 trials ("));
   CHECK(run.out.find("best trial ") != std::string::npos);
@@ -211,12 +222,13 @@ TEST_CASE("searcher-run: a trial that crashes once recovers from its checkpoint"
   // 9 in one process; it dies at 2 on its first launch, after its checkpoint at 1.
   const fs::path dir = scratch("crash-once");
   const fs::path config = write_config(
-      dir, "  name: async_halving\n  stop_once: true\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n"
-           "  max_trials: 2\n  max_length: 9\n  max_concurrent_trials: 1\n",
+      dir,
+      "  name: async_halving\n  stop_once: true\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n"
+      "  max_trials: 2\n  max_length: 9\n  max_concurrent_trials: 1\n",
       "  x: {type: double, minval: 0, maxval: 1}\n  mode: {type: const, val: crash_once}\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
-                             "' --slots 1",
-                         dir);
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 1",
+      dir);
   CHECK(run.code == 0);
   const nlohmann::json exp = experiment(dir / "exp");
   check_metrics(exp);
@@ -231,7 +243,9 @@ TEST_CASE("searcher-run: a trial that crashes once recovers from its checkpoint"
   CHECK(log.find("started (pid ") != std::string::npos);
 }
 
-TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is killed and restarted from its checkpoint") {
+TEST_CASE(
+    "searcher-run: a trial that stops talking for --trial-timeout is killed and restarted from its "
+    "checkpoint") {
   // It stores a checkpoint at 1, then sleeps for an hour at 2 on its first launch.
   const fs::path dir = scratch("hang-once");
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 4\n",
@@ -240,7 +254,8 @@ TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is kille
   const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
                              "' --slots 1 --trial-timeout 5",
                          dir);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   INFO(run.err);
   CHECK(run.code == 0);
   CHECK(seconds >= 5);
@@ -253,10 +268,15 @@ TEST_CASE("searcher-run: a trial that stops talking for --trial-timeout is kille
   CHECK(trial["validations"].size() == 1);
   const std::string log = read_file(dir / "exp" / "runner.log");
   const std::string name = "trial 1 (" + trial["request_id"].get<std::string>() + ")";
-  CHECK(log.find(name + " sent nothing for 5 s (--trial-timeout): killing it and every process it started") !=
+  CHECK(log.find(
+            name +
+            " sent nothing for 5 s (--trial-timeout): killing it and every process it started") !=
         std::string::npos);
-  CHECK(log.find(name + " failed: it sent nothing for 5 s (--trial-timeout); restarting from its checkpoint at 1 "
-                        "(restart 1 of 5)") != std::string::npos);
+  CHECK(
+      log.find(
+          name +
+          " failed: it sent nothing for 5 s (--trial-timeout); restarting from its checkpoint at 1 "
+          "(restart 1 of 5)") != std::string::npos);
   CHECK(read_file(exp["trials"][0]["directory"].get<std::string>() + "/output.log") ==
         "starting at 0\nstarting at 1\n");
 }
@@ -266,23 +286,27 @@ TEST_CASE("searcher-run: resume keeps the run's --trial-timeout unless given ano
   // Resumed without --trial-timeout, the second launch must be timed out as the run was told
   // (were the timeout lost, it would sleep its 40 s and finish with no restart).
   const fs::path dir = scratch("hang-resume");
-  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 4\n",
-                                       "  x: 0.5\n  mode: hang_twice\n  hang_seconds: 40\n  checkpoint_each: true\n");
+  const fs::path config =
+      write_config(dir, "  name: single\n  metric: loss\n  max_length: 4\n",
+                   "  x: 0.5\n  mode: hang_twice\n  hang_seconds: 40\n  checkpoint_each: true\n");
   const auto hanging = [&] {  // the one trial's output.log says it started (it hangs within ms)
     std::error_code error;
-    for (fs::recursive_directory_iterator it(dir / "exp", error), end; !error && it != end; it.increment(error)) {
-      if (it->path().filename() == "output.log" && read_file(it->path()).find("starting at 0") != std::string::npos) {
+    for (fs::recursive_directory_iterator it(dir / "exp", error), end; !error && it != end;
+         it.increment(error)) {
+      if (it->path().filename() == "output.log" &&
+          read_file(it->path()).find("starting at 0") != std::string::npos) {
         return true;
       }
     }
     return false;
   };
-  CHECK(run_and_kill_when(config.string(), dir, {"--slots", "1", "--trial-timeout", "4"}, hanging, SIGKILL) ==
-        128 + SIGKILL);
+  CHECK(run_and_kill_when(config.string(), dir, {"--slots", "1", "--trial-timeout", "4"}, hanging,
+                          SIGKILL) == 128 + SIGKILL);
   CHECK(nlohmann::json::parse(read_file(dir / "exp" / "run.json"))["trial_timeout"] == 4);
   const auto started = std::chrono::steady_clock::now();
   const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 1", dir);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   INFO(resumed.err);
   CHECK(resumed.code == 0);
   CHECK(seconds < 30);
@@ -290,7 +314,8 @@ TEST_CASE("searcher-run: resume keeps the run's --trial-timeout unless given ano
   const nlohmann::json& trial = exp["trials"][0];
   CHECK(trial["restarts"] == 1);
   CHECK(trial["outcome"] == "completed");
-  CHECK(read_file(dir / "exp" / "runner.log").find("sent nothing for 4 s (--trial-timeout)") != std::string::npos);
+  CHECK(read_file(dir / "exp" / "runner.log").find("sent nothing for 4 s (--trial-timeout)") !=
+        std::string::npos);
 }
 
 TEST_CASE("searcher-run: a trial that always crashes is errored, and the search goes on") {
@@ -298,9 +323,9 @@ TEST_CASE("searcher-run: a trial that always crashes is errored, and the search 
   const fs::path config = write_config(
       dir, "  name: grid\n  metric: loss\n  max_length: 4\n  max_concurrent_trials: 2\n",
       "  x: 0.25\n  mode: {type: categorical, vals: [ok, always_crash]}\n", "max_restarts: 2\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
-                             "' --slots 2",
-                         dir);
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
   CHECK(run.code == 0);
   const nlohmann::json exp = experiment(dir / "exp");
   REQUIRE(exp["trials"].size() == 2);
@@ -313,8 +338,8 @@ TEST_CASE("searcher-run: a trial that always crashes is errored, and the search 
       CHECK(t["validations"].empty());
     }
   }
-  CHECK(read_file(dir / "exp" / "runner.log").find("it has used its 2 restarts, so it is reported as errored") !=
-        std::string::npos);
+  CHECK(read_file(dir / "exp" / "runner.log")
+            .find("it has used its 2 restarts, so it is reported as errored") != std::string::npos);
   CHECK(run.out.find("1 errored") != std::string::npos);
 }
 
@@ -322,7 +347,8 @@ TEST_CASE("searcher-run: every trial erroring fails the search (exit 1)") {
   const fs::path dir = scratch("all-crash");
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n",
                                        "  x: 0.25\n  mode: always_crash\n", "max_restarts: 0\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
+  const Run run =
+      runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
   CHECK(run.code == 1);
   CHECK(run.out.starts_with("search failed: 1 trials (0 completed, 0 stopped early, 1 errored"));
   CHECK(experiment(dir / "exp")["state"] == "failed");
@@ -330,12 +356,14 @@ TEST_CASE("searcher-run: every trial erroring fails the search (exit 1)") {
 
 TEST_CASE("searcher-run: invalid hyperparameters are replaced as random search says") {
   const fs::path dir = scratch("invalid");
-  const fs::path config = write_config(
-      dir, "  name: random\n  metric: loss\n  max_trials: 4\n  max_length: 2\n  max_concurrent_trials: 2\n",
-      "  x: {type: double, minval: 0, maxval: 1}\n  mode: invalid_if_big\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
-                             "' --slots 2",
-                         dir);
+  const fs::path config =
+      write_config(dir,
+                   "  name: random\n  metric: loss\n  max_trials: 4\n  max_length: 2\n  "
+                   "max_concurrent_trials: 2\n",
+                   "  x: {type: double, minval: 0, maxval: 1}\n  mode: invalid_if_big\n");
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
   CHECK(run.code == 0);
   const nlohmann::json exp = experiment(dir / "exp");
   const auto counts = outcomes(exp);
@@ -345,17 +373,19 @@ TEST_CASE("searcher-run: invalid hyperparameters are replaced as random search s
   for (const nlohmann::json& t : exp["trials"]) {
     CHECK((t["outcome"] == "invalid_hp") == (t["hparams"]["x"].get<double>() > 0.5));
   }
-  CHECK(read_file(dir / "exp" / "runner.log").find("reported invalid hyperparameters: x = ") != std::string::npos);
+  CHECK(read_file(dir / "exp" / "runner.log").find("reported invalid hyperparameters: x = ") !=
+        std::string::npos);
 }
 
 TEST_CASE("searcher-run: protocol breaks restart the trial and are logged with the line") {
   const fs::path dir = scratch("malformed");
   const fs::path config = write_config(
       dir, "  name: grid\n  metric: loss\n  max_length: 4\n  max_concurrent_trials: 2\n",
-      "  x: 0.5\n  mode: {type: categorical, vals: [malformed_once, wrong_length]}\n", "max_restarts: 1\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() +
-                             "' --slots 2",
-                         dir);
+      "  x: 0.5\n  mode: {type: categorical, vals: [malformed_once, wrong_length]}\n",
+      "max_restarts: 1\n");
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
   CHECK(run.code == 0);
   const nlohmann::json exp = experiment(dir / "exp");
   for (const nlohmann::json& t : exp["trials"]) {
@@ -363,8 +393,10 @@ TEST_CASE("searcher-run: protocol breaks restart the trial and are logged with t
     CHECK(t["outcome"] == (t["hparams"]["mode"] == "malformed_once" ? "completed" : "errored"));
   }
   const std::string log = read_file(dir / "exp" / "runner.log");
-  CHECK(log.find("broke the trial protocol: it sent 'this is not json': not a JSON object; stopping it") !=
-        std::string::npos);
+  CHECK(
+      log.find(
+          "broke the trial protocol: it sent 'this is not json': not a JSON object; stopping it") !=
+      std::string::npos);
   CHECK(log.find("a validation at length 5, but it was asked to train to 4") != std::string::npos);
 }
 
@@ -381,7 +413,8 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
   // SIGTERM too: the trials it paused were running, and are relaunched before the queue.
   const std::vector<std::pair<std::size_t, int>> kills{{5, SIGKILL}, {25, SIGTERM}, {40, SIGKILL}};
   for (const auto& kill : kills) {
-    const std::size_t kill_at = kill.first;  // not a structured binding: clang cannot capture one in INFO
+    const std::size_t kill_at =
+        kill.first;  // not a structured binding: clang cannot capture one in INFO
     const int sig = kill.second;
     INFO("killed after " << kill_at << " journal records with signal " << sig);
     const fs::path dir = scratch("kill-" + std::to_string(kill_at));
@@ -405,12 +438,14 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
 
 TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is lost") {
   const fs::path dir = scratch("kill-two");
-  const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
+  const fs::path config =
+      write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
   CHECK(run_and_kill(config.string(), dir, "2", 30, SIGKILL) == 128 + SIGKILL);
   // Trial processes die with the runner (PR_SET_PDEATHSIG): none of those it started remains.
   const std::string log = read_file(dir / "exp" / "runner.log");
   std::vector<pid_t> pids;
-  for (std::size_t at = log.find("(pid "); at != std::string::npos; at = log.find("(pid ", at + 1)) {
+  for (std::size_t at = log.find("(pid "); at != std::string::npos;
+       at = log.find("(pid ", at + 1)) {
     pids.push_back(static_cast<pid_t>(std::stol(log.substr(at + 5))));
   }
   CHECK(!pids.empty());
@@ -426,7 +461,9 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
   const auto before = journaled_validations(dir / "exp");
   CHECK(!before.empty());
   const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 2", dir);
-  INFO("first run's stderr:\n" << read_file(dir / "first.out.err") << "\nresume's stderr:\n" << resumed.err);
+  INFO("first run's stderr:\n"
+       << read_file(dir / "first.out.err") << "\nresume's stderr:\n"
+       << resumed.err);
   CHECK(resumed.code == 0);
   const nlohmann::json exp = experiment(dir / "exp");
   CHECK(exp["state"] == "completed");
@@ -438,10 +475,12 @@ TEST_CASE("searcher-run: killed with --slots 2 and resumed, nothing completed is
 
 TEST_CASE("searcher-run: SIGTERM pauses every trial, and resume finishes the search") {
   const fs::path dir = scratch("sigterm");
-  const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
+  const fs::path config =
+      write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.01\n");
   CHECK(run_and_kill(config.string(), dir, "2", 20, SIGTERM) == 128 + SIGTERM);
   CHECK(read_file(dir / "first.out").find("paused: ") != std::string::npos);
-  CHECK(read_file(dir / "first.out").find("continue with: searcher-run resume " + (dir / "exp").string() + "\n") !=
+  CHECK(read_file(dir / "first.out")
+            .find("continue with: searcher-run resume " + (dir / "exp").string() + "\n") !=
         std::string::npos);
   const nlohmann::json paused = experiment(dir / "exp");
   CHECK(paused["state"] == "paused");
@@ -453,8 +492,10 @@ TEST_CASE("searcher-run: SIGTERM pauses every trial, and resume finishes the sea
   for (const nlohmann::json& id : snapshot["running"]) running.push_back(id.get<std::string>());
   CHECK(!running.empty());
   const std::string first_err = read_file(dir / "first.out.err");
-  const std::string after_signal = first_err.substr(std::min(first_err.find("received SIGTERM"), first_err.size()));
-  for (const std::string& id : running) CHECK(after_signal.find(id + ") paused (") != std::string::npos);
+  const std::string after_signal =
+      first_err.substr(std::min(first_err.find("received SIGTERM"), first_err.size()));
+  for (const std::string& id : running)
+    CHECK(after_signal.find(id + ") paused (") != std::string::npos);
   const Run resumed = runner("resume '" + (dir / "exp").string() + "'", dir);
   CHECK(resumed.code == 0);
   // Those with work left (a trial paused with its operation done is not relaunched) are the
@@ -466,7 +507,8 @@ TEST_CASE("searcher-run: SIGTERM pauses every trial, and resume finishes the sea
     }
   }
   std::vector<std::string> started;
-  for (std::size_t at = resumed.err.find(") started ("); at != std::string::npos && started.size() < with_work.size();
+  for (std::size_t at = resumed.err.find(") started (");
+       at != std::string::npos && started.size() < with_work.size();
        at = resumed.err.find(") started (", at + 1)) {
     started.push_back(resumed.err.substr(at - 36, 36));
   }
@@ -480,38 +522,49 @@ TEST_CASE("searcher-run: SIGTERM pauses every trial, and resume finishes the sea
 TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
   const fs::path dir = scratch("usage");
   // The hint names the command's own help, where its options are.
-  CHECK(runner("run --dir x", dir).err == "searcher-run run: --config FILE is required\n(see 'searcher-run help run')\n");
-  CHECK(runner("run --config c.yaml --dir x --slots 0", dir).err.starts_with(
-      "searcher-run run: --slots: must be an integer between 1 and 4096, got '0'"));
-  CHECK(runner("run --config c.yaml --dir x --trial-timeout -1", dir).err.starts_with(
-      "searcher-run run: --trial-timeout: must be a number >= 0, got '-1'"));
-  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.1\n");
+  CHECK(runner("run --dir x", dir).err ==
+        "searcher-run run: --config FILE is required\n(see 'searcher-run help run')\n");
+  CHECK(runner("run --config c.yaml --dir x --slots 0", dir)
+            .err.starts_with(
+                "searcher-run run: --slots: must be an integer between 1 and 4096, got '0'"));
+  CHECK(runner("run --config c.yaml --dir x --trial-timeout -1", dir)
+            .err.starts_with("searcher-run run: --trial-timeout: must be a number >= 0, got '-1'"));
+  const fs::path config =
+      write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.1\n");
   fs::create_directories(dir / "busy");
   std::ofstream(dir / "busy" / "file") << "x";
-  const Run busy = runner("run --config '" + config.string() + "' --dir '" + (dir / "busy").string() + "'", dir);
+  const Run busy =
+      runner("run --config '" + config.string() + "' --dir '" + (dir / "busy").string() + "'", dir);
   CHECK(busy.code == 2);
   CHECK(busy.err.find("is not empty; continue it with 'searcher-run resume") != std::string::npos);
   const fs::path no_entry = dir / "no-entry.yaml";
-  std::ofstream(no_entry) << "searcher: {name: single, metric: loss, max_length: 2}\nhyperparameters: {x: 1}\n";
-  const Run missing = runner("run --config '" + no_entry.string() + "' --dir '" + (dir / "e").string() + "'", dir);
+  std::ofstream(no_entry)
+      << "searcher: {name: single, metric: loss, max_length: 2}\nhyperparameters: {x: 1}\n";
+  const Run missing =
+      runner("run --config '" + no_entry.string() + "' --dir '" + (dir / "e").string() + "'", dir);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("the config has no entrypoint") != std::string::npos);
   const fs::path no_slots = dir / "no-slots.yaml";
-  std::ofstream(no_slots) << "searcher: {name: single, metric: loss, max_length: 2}\nentrypoint: python3 t.py\n"
-                             "resources: {slots_per_trial: 0}\n";
-  const Run slots = runner("run --config '" + no_slots.string() + "' --dir '" + (dir / "s").string() + "'", dir);
+  std::ofstream(no_slots)
+      << "searcher: {name: single, metric: loss, max_length: 2}\nentrypoint: python3 t.py\n"
+         "resources: {slots_per_trial: 0}\n";
+  const Run slots =
+      runner("run --config '" + no_slots.string() + "' --dir '" + (dir / "s").string() + "'", dir);
   CHECK(slots.code == 2);
-  CHECK(slots.err.find("resources.slots_per_trial: must be an integer >= 1, got 0") != std::string::npos);
+  CHECK(slots.err.find("resources.slots_per_trial: must be an integer >= 1, got 0") !=
+        std::string::npos);
   const Run not_dir = runner("resume '" + dir.string() + "'", dir);
   CHECK(not_dir.code == 2);
   CHECK(not_dir.err.find("is not an experiment directory (no run.json)") != std::string::npos);
   CHECK(runner("help", dir).out.find("Exit codes:") != std::string::npos);
 }
 
-TEST_CASE("searcher-run: every command's help comes from its declared options, arguments are checked") {
+TEST_CASE(
+    "searcher-run: every command's help comes from its declared options, arguments are checked") {
   const fs::path dir = scratch("help");
   // `help CMD` and `CMD --help` print the same text, exit 0, and need none of the arguments.
-  for (const char* command : {"run", "resume", "create", "ls", "describe", "pause", "activate", "kill", "delete"}) {
+  for (const char* command :
+       {"run", "resume", "create", "ls", "describe", "pause", "activate", "kill", "delete"}) {
     const Run help = runner(std::string("help ") + command, dir);
     CHECK(help.code == 0);
     CHECK(help.out.starts_with(std::string("Usage: searcher-run ") + command));
@@ -529,29 +582,35 @@ TEST_CASE("searcher-run: every command's help comes from its declared options, a
   CHECK(runner("help delete", dir).out.find("Arguments:\n  ID ") != std::string::npos);
   // The main help lists every command's synopsis.
   const std::string main_help = runner("help", dir).out;
-  for (const char* synopsis : {"searcher-run run --config FILE --dir DIR", "searcher-run resume DIR",
-                               "searcher-run describe ID [--json]", "searcher-run delete ID"}) {
+  for (const char* synopsis :
+       {"searcher-run run --config FILE --dir DIR", "searcher-run resume DIR",
+        "searcher-run describe ID [--json]", "searcher-run delete ID"}) {
     CHECK(main_help.find(synopsis) != std::string::npos);
   }
   const Run missing = runner("delete", dir);
   CHECK(missing.code == 2);
   CHECK(missing.err.starts_with("searcher-run delete: ID is required"));
-  CHECK(runner("resume a b", dir).err.starts_with("searcher-run resume: unexpected argument 'b' (resume takes DIR)"));
-  CHECK(runner("ls --json=yes", dir).err.starts_with("searcher-run ls: --json: takes no value, got '--json=yes'"));
+  CHECK(runner("resume a b", dir)
+            .err.starts_with("searcher-run resume: unexpected argument 'b' (resume takes DIR)"));
+  CHECK(runner("ls --json=yes", dir)
+            .err.starts_with("searcher-run ls: --json: takes no value, got '--json=yes'"));
   CHECK(runner("help nope", dir).code == 2);
   // --sbatch-arg is repeatable, and like every Slurm option refused without --launcher slurm
   // (before anything is read or created).
-  const Run sbatch = runner("run --config c.yaml --dir x --sbatch-arg=--mem=1G --sbatch-arg --qos=low", dir);
+  const Run sbatch =
+      runner("run --config c.yaml --dir x --sbatch-arg=--mem=1G --sbatch-arg --qos=low", dir);
   CHECK(sbatch.code == 2);
   CHECK(sbatch.err.starts_with("searcher-run run: --sbatch-arg: only with --launcher slurm"));
   CHECK_FALSE(fs::exists(dir / "x"));
-  CHECK(runner("run --config c.yaml --dir x --time 1 --time 2", dir).err.starts_with("searcher-run run: --time: given twice"));
+  CHECK(runner("run --config c.yaml --dir x --time 1 --time 2", dir)
+            .err.starts_with("searcher-run run: --time: given twice"));
 }
 
 TEST_CASE("searcher-run: the plain shell trial of docs/runner.md") {
   const fs::path dir = scratch("shell");
   const std::string config = std::string(HPSEARCH_SOURCE_DIR) + "/bench/runner/overhead.yaml";
-  const Run run = runner("run --config '" + config + "' --dir '" + (dir / "exp").string() + "' --slots 2", dir);
+  const Run run =
+      runner("run --config '" + config + "' --dir '" + (dir / "exp").string() + "' --slots 2", dir);
   CHECK(run.code == 0);
   const nlohmann::json exp = experiment(dir / "exp");
   CHECK(exp["state"] == "completed");
@@ -601,7 +660,9 @@ TEST_CASE("searcher-run: resuming a damaged journal names the line and changes n
   const std::string hps = "  x: {type: double, minval: 0, maxval: 1}\n";
   const fs::path dir = scratch("damaged-journal");
   const fs::path config = write_config(dir, kAsha, hps);
-  REQUIRE(runner("run --config '" + config.string() + "' --dir '" + (dir / "reference").string() + "' --slots 1", dir)
+  REQUIRE(runner("run --config '" + config.string() + "' --dir '" + (dir / "reference").string() +
+                     "' --slots 1",
+                 dir)
               .code == 0);
   std::vector<std::string> lines;
   {
@@ -612,11 +673,13 @@ TEST_CASE("searcher-run: resuming a damaged journal names the line and changes n
   // What resume mishandled before fuzz/journal_fuzz.cpp's contract: a record whose seq was
   // damaged to an earlier one was skipped as if it came before the snapshot, and a runner
   // record of the wrong shape ended resume with the JSON library's message and no line.
-  const auto resume_with = [&](const std::string& name, std::size_t line, const std::string& record) {
+  const auto resume_with = [&](const std::string& name, std::size_t line,
+                               const std::string& record) {
     fs::copy(dir / "reference", dir / name, fs::copy_options::recursive);
     fs::remove(dir / name / "snapshot.json");
     std::string text;
-    for (std::size_t k = 0; k < lines.size(); ++k) text += (k + 1 == line ? record : lines[k]) + "\n";
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      text += (k + 1 == line ? record : lines[k]) + "\n";
     std::ofstream(dir / name / "journal.jsonl", std::ios::trunc) << text;
     const Run resumed = runner("resume '" + (dir / name).string() + "' --slots 1", dir);
     CHECK(resumed.code != 0);
@@ -626,11 +689,13 @@ TEST_CASE("searcher-run: resuming a damaged journal names the line and changes n
   nlohmann::json repeated = nlohmann::json::parse(lines[4]);
   repeated["seq"] = 1;
   const std::string journal = (fs::absolute(dir) / "seq" / "journal.jsonl").string();
-  CHECK(resume_with("seq", 5, repeated.dump()).find("journal '" + journal + "' line 5: 'seq' must be 4, got 1: records are "
-                                                     "missing, repeated or out of order") != std::string::npos);
+  CHECK(resume_with("seq", 5, repeated.dump())
+            .find("journal '" + journal +
+                  "' line 5: 'seq' must be 4, got 1: records are "
+                  "missing, repeated or out of order") != std::string::npos);
   const std::string shape = resume_with("shape", 6, "{\"seq\":5,\"checkpoint\":7}");
-  CHECK(shape.find("line 6: the record's fields are not what the runner writes: {\"checkpoint\":7,\"seq\":5}") !=
-        std::string::npos);
+  CHECK(shape.find("line 6: the record's fields are not what the runner writes: "
+                   "{\"checkpoint\":7,\"seq\":5}") != std::string::npos);
   CHECK(shape.find("json.exception") == std::string::npos);
 }
 
@@ -670,11 +735,13 @@ std::vector<pid_t> processes_with_key(const std::string& key) {
 
 }  // namespace
 
-TEST_CASE("searcher-run: kill -9 of the runner leaves no process of any trial, grandchildren included") {
+TEST_CASE(
+    "searcher-run: kill -9 of the runner leaves no process of any trial, grandchildren included") {
   // Each trial leaves a `sleep 300` in a session of its own, and runs under `sh -c`.
   const fs::path dir = scratch("orphans");
-  const fs::path config = write_config(dir, kAsha, "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.02\n"
-                                                   "  mode: background_child\n");
+  const fs::path config = write_config(dir, kAsha,
+                                       "  x: {type: double, minval: 0, maxval: 1}\n  sleep: 0.02\n"
+                                       "  mode: background_child\n");
   CHECK(run_and_kill(config.string(), dir, "2", 12, SIGKILL) == 128 + SIGKILL);
   const std::string key = experiment_key(dir / "exp");
   CHECK(processes_with_key(key).empty());
@@ -687,17 +754,22 @@ TEST_CASE("searcher-run: kill -9 of the runner leaves no process of any trial, g
 
 TEST_CASE("searcher-run: resume kills what an earlier run left behind") {
   const fs::path dir = scratch("leftovers");
-  const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.25\n");
-  REQUIRE(runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir).code == 0);
+  const fs::path config =
+      write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n", "  x: 0.25\n");
+  REQUIRE(
+      runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir)
+          .code == 0);
   // A process that survived somehow (its shepherd was killed too), in a session of its own.
   const std::string key = experiment_key(dir / "exp");
-  const std::string command = "HPSEARCH_EXPERIMENT_KEY=" + key + " setsid sleep 300 > /dev/null 2>&1 &";
+  const std::string command =
+      "HPSEARCH_EXPERIMENT_KEY=" + key + " setsid sleep 300 > /dev/null 2>&1 &";
   REQUIRE(std::system(command.c_str()) == 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   REQUIRE(scan_for_key(key).size() == 1);
   const Run resumed = runner("resume '" + (dir / "exp").string() + "'", dir);
   CHECK(resumed.code == 0);
-  CHECK(resumed.err.find("killed 1 trial processes left over from the previous run") != std::string::npos);
+  CHECK(resumed.err.find("killed 1 trial processes left over from the previous run") !=
+        std::string::npos);
   CHECK(processes_with_key(key).empty());
 }
 
@@ -707,9 +779,13 @@ TEST_CASE("searcher-run: two runners cannot share an experiment") {
                                        "  x: 0.25\n  sleep: 0.05\n");
   fs::create_directories(dir / "first");
   fs::create_directories(dir / "second");
-  std::thread first([&] { (void)runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir / "first"); });
+  std::thread first([&] {
+    (void)runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'",
+                 dir / "first");
+  });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!fs::exists(dir / "exp" / "journal.jsonl") && std::chrono::steady_clock::now() < deadline) {
+  while (!fs::exists(dir / "exp" / "journal.jsonl") &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   const Run second = runner("resume '" + (dir / "exp").string() + "'", dir / "second");
@@ -719,7 +795,8 @@ TEST_CASE("searcher-run: two runners cannot share an experiment") {
   CHECK(experiment(dir / "exp")["state"] == "completed");
 }
 
-TEST_CASE("searcher-run: a failed trial's output that is not UTF-8 is kept, its bad bytes replaced") {
+TEST_CASE(
+    "searcher-run: a failed trial's output that is not UTF-8 is kept, its bad bytes replaced") {
   // The last lines went into snapshot.json as they were, and its strict JSON dump ended the
   // run with the JSON library's "incomplete UTF-8 string".
   const fs::path dir = scratch("latin1-output");
@@ -727,19 +804,25 @@ TEST_CASE("searcher-run: a failed trial's output that is not UTF-8 is kept, its 
   std::ofstream(dir / "config.yaml") << "entrypoint: sh fail.sh\nmax_restarts: 0\n"
                                         "searcher: {name: single, metric: loss, max_length: 2}\n"
                                         "hyperparameters:\n  x: 1\n";
-  const Run run = runner("run --config '" + (dir / "config.yaml").string() + "' --dir '" + (dir / "exp").string() + "'", dir);
+  const Run run = runner("run --config '" + (dir / "config.yaml").string() + "' --dir '" +
+                             (dir / "exp").string() + "'",
+                         dir);
   CHECK(run.code == 1);  // the trial errored; the run ended as a run ends, not with an exception
   CHECK(run.err.find("json.exception") == std::string::npos);
   const nlohmann::json exp = experiment(dir / "exp");
-  CHECK(exp["trials"][0]["last_failure"]["output_tail"] == nlohmann::json::array({"caf\xef\xbf\xbd au lait"}));
+  CHECK(exp["trials"][0]["last_failure"]["output_tail"] ==
+        nlohmann::json::array({"caf\xef\xbf\xbd au lait"}));
 }
 
 TEST_CASE("searcher-run: exit 0 before the operation is done is a user-requested stop") {
   const fs::path dir = scratch("quit-early");
   const fs::path config = write_config(
-      dir, "  name: random\n  metric: loss\n  max_trials: 3\n  max_length: 4\n  max_concurrent_trials: 1\n",
+      dir,
+      "  name: random\n  metric: loss\n  max_trials: 3\n  max_length: 4\n  max_concurrent_trials: "
+      "1\n",
       "  x: {type: double, minval: 0, maxval: 1}\n  mode: quit_early\n", "max_restarts: 0\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
+  const Run run =
+      runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
   CHECK(run.code == 0);  // not a crash: no restart, no failure
   const nlohmann::json exp = experiment(dir / "exp");
   REQUIRE(exp["trials"].size() == 3);
@@ -747,15 +830,20 @@ TEST_CASE("searcher-run: exit 0 before the operation is done is a user-requested
     CHECK(t["outcome"] == "user_requested_stop");
     CHECK(t["restarts"] == 0);
   }
-  CHECK(read_file(dir / "exp" / "runner.log").find("exited (exit code 0) before reporting its validation at 4: a user-requested stop") !=
-        std::string::npos);
+  CHECK(
+      read_file(dir / "exp" / "runner.log")
+          .find(
+              "exited (exit code 0) before reporting its validation at 4: a user-requested stop") !=
+      std::string::npos);
 }
 
-TEST_CASE("searcher-run: a failed trial's last lines of output are in runner.log and experiment.json") {
+TEST_CASE(
+    "searcher-run: a failed trial's last lines of output are in runner.log and experiment.json") {
   const fs::path dir = scratch("last-lines");
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 2\n",
                                        "  x: 0.75\n  mode: always_crash\n", "max_restarts: 0\n");
-  const Run run = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
+  const Run run =
+      runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'", dir);
   CHECK(run.code == 1);
   CHECK(run.err.find("ended with exit code 1; its last lines of output:") != std::string::npos);
   CHECK(run.err.find("  | RuntimeError: always_crash at x = 0.75") != std::string::npos);
@@ -766,17 +854,20 @@ TEST_CASE("searcher-run: a failed trial's last lines of output are in runner.log
   CHECK(failure["output_tail"].dump().find("about to fail") != std::string::npos);
 }
 
-TEST_CASE("searcher-run: a disk full or read-only mid-run stops it with a clear error, and resume loses nothing") {
+TEST_CASE(
+    "searcher-run: a disk full or read-only mid-run stops it with a clear error, and resume loses "
+    "nothing") {
   // HPSEARCH_TEST_FAIL_WRITE=N:E makes the N-th journal or state file write (and every later
   // one) write half its bytes and fail with E. Each trial leaves a process in a session of its
   // own behind (background_child): none may outlive the runner.
   const std::string hps = "  x: {type: double, minval: 0, maxval: 1}\n  mode: background_child\n";
   const fs::path reference_dir = scratch("disk-reference");
-  const std::string asha = "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 5\n"
-                           "  max_length: 9\n  max_concurrent_trials: 2\n";
+  const std::string asha =
+      "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 5\n"
+      "  max_length: 9\n  max_concurrent_trials: 2\n";
   const fs::path reference_config = write_config(reference_dir, asha, hps);
-  REQUIRE(runner("run --config '" + reference_config.string() + "' --dir '" + (reference_dir / "exp").string() +
-                     "' --slots 1",
+  REQUIRE(runner("run --config '" + reference_config.string() + "' --dir '" +
+                     (reference_dir / "exp").string() + "' --slots 1",
                  reference_dir)
               .code == 0);
   const nlohmann::json reference = experiment(reference_dir / "exp");
@@ -785,23 +876,30 @@ TEST_CASE("searcher-run: a disk full or read-only mid-run stops it with a clear 
     const char* error;
     const char* words;
   };
-  for (const Case c : {Case{6, "ENOSPC", "No space left on device\n  the filesystem is full, so the run stopped"},
-                       Case{22, "EROFS", "Read-only file system\n  the filesystem is read-only, so the run stopped"},
-                       Case{40, "EACCES", "Permission denied\n  searcher-run may not write there, so the run stopped"}}) {
+  for (const Case c :
+       {Case{6, "ENOSPC", "No space left on device\n  the filesystem is full, so the run stopped"},
+        Case{22, "EROFS",
+             "Read-only file system\n  the filesystem is read-only, so the run stopped"},
+        Case{40, "EACCES",
+             "Permission denied\n  searcher-run may not write there, so the run stopped"}}) {
     INFO("write " << c.write << " fails with " << c.error);
     const fs::path dir = scratch(std::string("disk-") + c.error);
     const fs::path config = write_config(dir, asha, hps);
     const fs::path exp_dir = dir / "exp";
-    const Run failed = run_program("env", "HPSEARCH_TEST_FAIL_WRITE=" + std::to_string(c.write) + ":" + c.error + " '" +
-                                              SEARCHER_RUN + "' run --config '" + config.string() + "' --dir '" +
-                                              exp_dir.string() + "' --slots 1",
-                                   dir);
+    const Run failed =
+        run_program("env",
+                    "HPSEARCH_TEST_FAIL_WRITE=" + std::to_string(c.write) + ":" + c.error + " '" +
+                        SEARCHER_RUN + "' run --config '" + config.string() + "' --dir '" +
+                        exp_dir.string() + "' --slots 1",
+                    dir);
     INFO(failed.err);
     CHECK(failed.code == 1);
-    CHECK(failed.err.find("searcher-run run: cannot write '" + exp_dir.string() + "/") != std::string::npos);
+    CHECK(failed.err.find("searcher-run run: cannot write '" + exp_dir.string() + "/") !=
+          std::string::npos);
     CHECK(failed.err.find(c.words) != std::string::npos);
     CHECK(failed.err.find("everything recorded before is kept") != std::string::npos);
-    CHECK(failed.err.find("then: searcher-run resume " + exp_dir.string() + "\n") != std::string::npos);
+    CHECK(failed.err.find("then: searcher-run resume " + exp_dir.string() + "\n") !=
+          std::string::npos);
     // The runner waited for every trial's tree to be killed before it exited.
     CHECK(scan_for_key(experiment_key(exp_dir)).empty());
     const auto before = journaled_validations(exp_dir);

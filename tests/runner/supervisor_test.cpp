@@ -10,17 +10,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
-#include <memory>
 #include <stdexcept>
 #include <string>
-#include <vector>
 #include <thread>
-#include <chrono>
-#include <filesystem>
-#include <cstring>
+#include <vector>
 
 #include "hpsearch/runner/supervisor.hpp"
 
@@ -129,11 +129,15 @@ struct Fixture {
         [this](std::uint32_t trial) -> std::optional<LaunchSpec> {
           if (skip.contains(trial)) return std::nullopt;
           LaunchSpec spec;
-          spec.command = trial == failing ? "fail" : "trial " + std::to_string(trial) + (jobs.contains(trial) ? " job" : "");
+          spec.command = trial == failing ? "fail"
+                                          : "trial " + std::to_string(trial) +
+                                                (jobs.contains(trial) ? " job" : "");
           return spec;
         },
         [this](std::uint32_t trial, long pid) { started[trial] = pid; },
-        [this](std::uint32_t trial, const std::string& why) { failures.push_back(std::to_string(trial) + ": " + why); });
+        [this](std::uint32_t trial, const std::string& why) {
+          failures.push_back(std::to_string(trial) + ": " + why);
+        });
   }
   void step() {
     supervisor.wait(100, wake[0]);
@@ -200,7 +204,8 @@ TEST_CASE("supervisor: commands and termination reach the right trial") {
   CHECK(f.supervisor.send(2, "{\"op\":\"close\"}\n"));
   CHECK(!f.supervisor.send(9, "x\n"));  // not running
   f.supervisor.terminate(1, true);
-  CHECK(f.launcher.states[f.started.at(2)].received == std::vector<std::string>{"{\"op\":\"close\"}\n"});
+  CHECK(f.launcher.states[f.started.at(2)].received ==
+        std::vector<std::string>{"{\"op\":\"close\"}\n"});
   CHECK(f.launcher.states[f.started.at(1)].received.empty());
   CHECK(f.launcher.states[f.started.at(1)].terminated == 2);
   CHECK(f.launcher.states[f.started.at(2)].terminated == 0);
@@ -274,10 +279,13 @@ TEST_CASE("supervisor: trials connect with their own token, others are refused")
 
     // Two processes of trial 1 and a stranger.
     const int a = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
-                                   env1.at("HPSEARCH_TRIAL_TOKEN") + "\",\"rank\":0}\nfirst\n");
-    const int b = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
-                                   env1.at("HPSEARCH_TRIAL_TOKEN") + "\",\"rank\":1}\n");
-    const int stranger = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"0123\"}\nsneaky\n");
+                                                          env1.at("HPSEARCH_TRIAL_TOKEN") +
+                                                          "\",\"rank\":0}\nfirst\n");
+    const int b = connect_and_send(
+        channel.address(),
+        "{\"type\":\"hello\",\"token\":\"" + env1.at("HPSEARCH_TRIAL_TOKEN") + "\",\"rank\":1}\n");
+    const int stranger =
+        connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"0123\"}\nsneaky\n");
     for (int k = 0; k < 5; ++k) f.step();
     std::string seen;
     for (const auto& e : f.recorder.events) seen += e + "|";
@@ -296,7 +304,8 @@ TEST_CASE("supervisor: trials connect with their own token, others are refused")
     // connections are closed.
     end(f.launcher.states[f.started.at(1)], 0);
     f.step();
-    CHECK(f.recorder.events == std::vector<std::string>{"report 1 first", "report 1 from b", "exited 1 exit code 0"});
+    CHECK(f.recorder.events ==
+          std::vector<std::string>{"report 1 first", "report 1 from b", "exited 1 exit code 0"});
     CHECK(receive(a).empty());
     for (const int fd : {a, b, stranger}) ::close(fd);
   }
@@ -304,7 +313,9 @@ TEST_CASE("supervisor: trials connect with their own token, others are refused")
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("supervisor: a trial that connects, reports and exits before its connection is taken is heard first") {
+TEST_CASE(
+    "supervisor: a trial that connects, reports and exits before its connection is taken is heard "
+    "first") {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("hpsearch-supervisor-quick-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -313,7 +324,8 @@ TEST_CASE("supervisor: a trial that connects, reports and exits before its conne
     Fixture f(1, &channel);
     f.supervisor.enqueue(0);
     f.launch();
-    const std::string token = f.launcher.environments.at(f.started.at(0)).at("HPSEARCH_TRIAL_TOKEN");
+    const std::string token =
+        f.launcher.environments.at(f.started.at(0)).at("HPSEARCH_TRIAL_TOKEN");
     // The whole trial happens between two of the runner's looks: it connects, reports and
     // exits, and the runner's next look sees the exit with the connection still in the backlog.
     const int fd = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" + token +
@@ -321,12 +333,15 @@ TEST_CASE("supervisor: a trial that connects, reports and exits before its conne
     ::close(fd);
     end(f.launcher.states[f.started.at(0)], 0);
     f.supervisor.deliver();
-    CHECK(f.recorder.events == std::vector<std::string>{"report 0 {\"type\":\"invalid_hp\"}", "exited 0 exit code 0"});
+    CHECK(f.recorder.events ==
+          std::vector<std::string>{"report 0 {\"type\":\"invalid_hp\"}", "exited 0 exit code 0"});
   }
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("supervisor: a trial that says nothing for the limit is silent, any line or connection is talking") {
+TEST_CASE(
+    "supervisor: a trial that says nothing for the limit is silent, any line or connection is "
+    "talking") {
   using namespace std::chrono;
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("hpsearch-supervisor-silence-" + std::to_string(::getpid()));
@@ -351,15 +366,19 @@ TEST_CASE("supervisor: a trial that says nothing for the limit is silent, any li
     std::this_thread::sleep_for(milliseconds(50));
     const auto talked = steady_clock::now();
     write(f.launcher.states[f.started.at(1)], "not json\n");
-    const int job = connect_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
-                                     f.launcher.environments.at(f.started.at(2)).at("HPSEARCH_TRIAL_TOKEN") + "\"}\n");
+    const int job = connect_and_send(
+        channel.address(),
+        "{\"type\":\"hello\",\"token\":\"" +
+            f.launcher.environments.at(f.started.at(2)).at("HPSEARCH_TRIAL_TOKEN") + "\"}\n");
     for (int k = 0; k < 3; ++k) f.step();
     CHECK(f.recorder.events == std::vector<std::string>{"report 1 not json"});
     // At `after` + 100 s + 10 ms, trial 0 (launched before `after`) is past the limit, trials 1
     // and 2 (heard from after `talked`, 50 ms later) are not.
-    CHECK(f.supervisor.silent(limit, after + limit + milliseconds(10)) == std::vector<std::uint32_t>{0});
+    CHECK(f.supervisor.silent(limit, after + limit + milliseconds(10)) ==
+          std::vector<std::uint32_t>{0});
     CHECK(f.supervisor.silent(limit, talked + limit) == std::vector<std::uint32_t>{0});
-    CHECK(f.supervisor.silent(limit, steady_clock::now() + limit + milliseconds(1)) == std::vector<std::uint32_t>{0, 1, 2});
+    CHECK(f.supervisor.silent(limit, steady_clock::now() + limit + milliseconds(1)) ==
+          std::vector<std::uint32_t>{0, 1, 2});
     ::close(job);
   }
   std::filesystem::remove_all(dir);
@@ -373,7 +392,8 @@ int connect_tcp_and_send(const std::string& address, const std::string& text) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in where{};
   where.sin_family = AF_INET;
-  where.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
+  where.sin_port =
+      htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
   where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0);
   REQUIRE(::send(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
@@ -390,14 +410,20 @@ TEST_CASE("trial channel: HOST[:PORT] is parsed, or refused with the reason") {
   CHECK(parse_tcp_endpoint("[fe80::1]:80").host == "fe80::1");
   CHECK(parse_tcp_endpoint("[fe80::1]:80").port == 80);
   CHECK(parse_tcp_endpoint("fe80::1").host == "fe80::1");
-  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:http"), doctest::Contains("the port must be a number"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:70000"), doctest::Contains("0 to 65535"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:"), doctest::Contains("got ''"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint(":80"), doctest::Contains("no host"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("[::1"), doctest::Contains("no closing"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:http"),
+                       doctest::Contains("the port must be a number"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:70000"), doctest::Contains("0 to 65535"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("node1:"), doctest::Contains("got ''"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint(":80"), doctest::Contains("no host"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_tcp_endpoint("[::1"), doctest::Contains("no closing"),
+                       std::invalid_argument);
 }
 
-TEST_CASE("supervisor: over TCP, a trial reports with its token, a forged hello is refused and told") {
+TEST_CASE(
+    "supervisor: over TCP, a trial reports with its token, a forged hello is refused and told") {
   const TrialChannel channel(TcpEndpoint{"127.0.0.1", 0});
   REQUIRE(channel.address().rfind("tcp:127.0.0.1:", 0) == 0);
   CHECK(channel.address() != "tcp:127.0.0.1:0");  // the port bound, not the one asked for
@@ -410,12 +436,15 @@ TEST_CASE("supervisor: over TCP, a trial reports with its token, a forged hello 
   f.supervisor.adopt(1, std::move(adopted), "feedfacefeedfacefeedfacefeedface");
   CHECK(f.supervisor.is_running(1));
 
-  const int trial = connect_tcp_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" + token + "\"}\nmine\n");
-  const int old = connect_tcp_and_send(channel.address(),
-                                       "{\"type\":\"hello\",\"token\":\"feedfacefeedfacefeedfacefeedface\"}\nback\n");
+  const int trial = connect_tcp_and_send(
+      channel.address(), "{\"type\":\"hello\",\"token\":\"" + token + "\"}\nmine\n");
+  const int old = connect_tcp_and_send(
+      channel.address(),
+      "{\"type\":\"hello\",\"token\":\"feedfacefeedfacefeedfacefeedface\"}\nback\n");
   // A forger knows the protocol but not a token; it claims to be trial 0.
-  const int forger = connect_tcp_and_send(channel.address(), "{\"type\":\"hello\",\"token\":\"" +
-                                          std::string(32, '0') + "\"}\n{\"type\":\"validation\",\"length\":1}\n");
+  const int forger = connect_tcp_and_send(
+      channel.address(), "{\"type\":\"hello\",\"token\":\"" + std::string(32, '0') +
+                             "\"}\n{\"type\":\"validation\",\"length\":1}\n");
   for (int k = 0; k < 5; ++k) f.step();
   std::vector<std::string> events = f.recorder.events;
   std::sort(events.begin(), events.end());

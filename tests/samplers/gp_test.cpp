@@ -31,8 +31,9 @@ TEST_CASE("gp model: the grown Cholesky factor is Eigen's, and grown equals rebu
   Eigen::MatrixXd k(30, 30);
   for (int i = 0; i < 30; ++i) {
     for (int j = 0; j < 30; ++j) {
-      k(i, j) = kernel(x[static_cast<std::size_t>(i)].data(), x[static_cast<std::size_t>(j)].data()) +
-                (i == j ? kernel.noise() : 0);
+      k(i, j) =
+          kernel(x[static_cast<std::size_t>(i)].data(), x[static_cast<std::size_t>(j)].data()) +
+          (i == j ? kernel.noise() : 0);
     }
   }
   const Eigen::MatrixXd expected = Eigen::LLT<Eigen::MatrixXd>(k).matrixL();
@@ -58,13 +59,15 @@ TEST_CASE("gp model: the grown Cholesky factor is Eigen's, and grown equals rebu
   grown.solve_lower(a);
   grown.solve_upper(a);
   const Eigen::VectorXd check = k * Eigen::Map<Eigen::VectorXd>(a.data(), 30);
-  for (std::size_t i = 0; i < 30; ++i) CHECK(check[static_cast<Eigen::Index>(i)] == doctest::Approx(b[i]).epsilon(1e-8));
+  for (std::size_t i = 0; i < 30; ++i)
+    CHECK(check[static_cast<Eigen::Index>(i)] == doctest::Approx(b[i]).epsilon(1e-8));
 }
 
 TEST_CASE("gp model: Matern-5/2 values by hand, and labels compare equal or not") {
   CHECK(matern52(0) == 1);
   // r = 1: (1 + sqrt5 + 5/3) exp(-sqrt5).
-  CHECK(matern52(1) == doctest::Approx((1 + std::sqrt(5.0) + 5.0 / 3.0) * std::exp(-std::sqrt(5.0))));
+  CHECK(matern52(1) ==
+        doctest::Approx((1 + std::sqrt(5.0) + 5.0 / 3.0) * std::exp(-std::sqrt(5.0))));
   const SpaceEncoding e(space({{"c", categorical({"a", "b", "c"})}, {"x", double_hp(0, 1)}}));
   GpHyper h = default_hyper(2);
   h.log_lengthscale = {0.0, 0.0};  // unit lengthscales
@@ -86,13 +89,15 @@ TEST_CASE("gp model: log expected improvement") {
   };
   CHECK(std::exp(log_expected_improvement(0, 0, 1)) == doctest::Approx(plain(0, 0, 1)));
   CHECK(std::exp(log_expected_improvement(1, -0.5, 0.3)) == doctest::Approx(plain(1, -0.5, 0.3)));
-  CHECK(std::exp(log_expected_improvement(0, 1.5, 0.5)) == doctest::Approx(plain(0, 1.5, 0.5)).epsilon(1e-6));
+  CHECK(std::exp(log_expected_improvement(0, 1.5, 0.5)) ==
+        doctest::Approx(plain(0, 1.5, 0.5)).epsilon(1e-6));
   // Far in the tail the plain formula underflows, the log form still orders candidates.
   CHECK(plain(0, 50, 1) == 0);
   CHECK(log_expected_improvement(0, 50, 1) > log_expected_improvement(0, 60, 1));
   CHECK(std::isfinite(log_expected_improvement(0, 60, 1)));
   // Continuous across the switch to the asymptotic form at z = -6.
-  CHECK(log_expected_improvement(0, 5.999999, 1) == doctest::Approx(log_expected_improvement(0, 6.000001, 1)).epsilon(1e-3));
+  CHECK(log_expected_improvement(0, 5.999999, 1) ==
+        doctest::Approx(log_expected_improvement(0, 6.000001, 1)).epsilon(1e-3));
 }
 
 TEST_CASE("gp model: the fitted lengthscales tell a relevant input from an irrelevant one") {
@@ -108,7 +113,8 @@ TEST_CASE("gp model: the fitted lengthscales tell a relevant input from an irrel
   }
   y = (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean());
   const GpHyper fitted = fit_hyperparameters(dims, x, y, default_hyper(2), 60);
-  INFO("lengthscales " << std::exp(fitted.log_lengthscale[0]) << ", " << std::exp(fitted.log_lengthscale[1]));
+  INFO("lengthscales " << std::exp(fitted.log_lengthscale[0]) << ", "
+                       << std::exp(fitted.log_lengthscale[1]));
   CHECK(fitted.log_lengthscale[1] > fitted.log_lengthscale[0] + 1);
   CHECK(std::exp(fitted.log_noise) < 0.01);  // the data are noise-free
 }
@@ -260,8 +266,8 @@ TEST_CASE("gp: a state with the wrong kernel size is refused") {
 }
 
 TEST_CASE("gp model: the marginal likelihood's gradient matches finite differences") {
-  const SpaceEncoding e(space({{"c", categorical({"a", "b", "c"})}, {"x", double_hp(0, 1)},
-                               {"z", double_hp(0, 1)}}));
+  const SpaceEncoding e(
+      space({{"c", categorical({"a", "b", "c"})}, {"x", double_hp(0, 1)}, {"z", double_hp(0, 1)}}));
   Rng rng(5);
   PointMatrix x(25, 3);
   Eigen::VectorXd y(25);

@@ -13,8 +13,7 @@
 using namespace hpsearch;
 using namespace hpsearch::testing;
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("tpe: before a length has enough observations, Determined's random draws") {
   const HyperparameterSpace hps = cube(3);

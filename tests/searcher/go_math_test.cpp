@@ -14,7 +14,9 @@ using namespace hpsearch;
 using hpsearch::testing::go_number;
 
 namespace {
-std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
+std::uint64_t bits(double x) {
+  return std::bit_cast<std::uint64_t>(x);
+}
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 

@@ -88,11 +88,11 @@ TEST_CASE("grid: nested hyperparameters keep the same order (TestNestedGrid)") {
 }
 
 TEST_CASE("grid: deeper nesting gives every combination once (TestNestedGridFurther)") {
-  const Grid grid(space({{"constant", ConstHp{2}},
-                         {"a", space({{"b", space({{"c1", categorical({3, 5})},
-                                                   {"c2", int_hp(7, 11, 2)}})}})},
-                         {"f", double_hp(13, 17, 2)},
-                         {"l", log_hp(1, 2, 10, 2)}}));
+  const Grid grid(
+      space({{"constant", ConstHp{2}},
+             {"a", space({{"b", space({{"c1", categorical({3, 5})}, {"c2", int_hp(7, 11, 2)}})}})},
+             {"f", double_hp(13, 17, 2)},
+             {"l", log_hp(1, 2, 10, 2)}}));
   const auto points = all_points(grid);
   CHECK(points.size() == 16);
   std::set<std::string> distinct;
@@ -103,8 +103,8 @@ TEST_CASE("grid: deeper nesting gives every combination once (TestNestedGridFurt
 }
 
 TEST_CASE("grid: an empty nest is one axis with the value {} (Determined v0.38)") {
-  const Grid grid(space({{"x", space({{"empty", HyperparameterSpace()},
-                                      {"full", categorical({1, 2, 3})}})}}));
+  const Grid grid(
+      space({{"x", space({{"empty", HyperparameterSpace()}, {"full", categorical({1, 2, 3})}})}}));
   REQUIRE(grid.axes().size() == 2);
   CHECK(grid.axes()[0].route == std::vector<std::string>{"x", "empty"});
   CHECK(grid.size() == 3);
@@ -122,7 +122,8 @@ TEST_CASE("grid: huge grids are counted exactly and never materialised") {
                          {"b", int_hp(0, 999'999, 1'000'000)},
                          {"c", int_hp(0, 999'999, 1'000'000)}}));
   CHECK(grid.size() == 1'000'000'000'000'000'000ULL);
-  CHECK(grid.point(grid.size() - 1) == nlohmann::json({{"a", 999'999}, {"b", 999'999}, {"c", 999'999}}));
+  CHECK(grid.point(grid.size() - 1) ==
+        nlohmann::json({{"a", 999'999}, {"b", 999'999}, {"c", 999'999}}));
   CHECK(grid.point(1'000'001) == nlohmann::json({{"a", 0}, {"b", 1}, {"c", 1}}));
 }
 

@@ -61,22 +61,22 @@ TEST_CASE("hyperparameters: int samples are inclusive of both ends") {
 
 TEST_CASE("hyperparameters: an all-const nest samples to the same nested map") {
   Rng rng(0);
-  const HyperparameterSpace hps = space(
-      {{"optimizer", space({{"type", ConstHp{"adam"}},
-                            {"learning_rate", ConstHp{0.01}},
-                            {"momentum", ConstHp{0.9}}})}});
+  const HyperparameterSpace hps = space({{"optimizer", space({{"type", ConstHp{"adam"}},
+                                                              {"learning_rate", ConstHp{0.01}},
+                                                              {"momentum", ConstHp{0.9}}})}});
   const Rng before = rng;
-  CHECK(sample(hps, rng) == nlohmann::json::parse(
-                                R"({"optimizer":{"type":"adam","learning_rate":0.01,"momentum":0.9}})"));
+  CHECK(sample(hps, rng) ==
+        nlohmann::json::parse(
+            R"({"optimizer":{"type":"adam","learning_rate":0.01,"momentum":0.9}})"));
   CHECK(rng == before);  // constants draw nothing
 }
 
 TEST_CASE("hyperparameters: nested names are visited in sorted order (documented deviation)") {
   // Determined iterates nested maps in Go's random order; hpsearch sorts, so the draws are a
   // function of the seed. Independent derivation: draw by hand in sorted order.
-  const HyperparameterSpace hps = space(
-      {{"nest", space({{"zeta", double_hp(0, 1)}, {"alpha", int_hp(0, 9)}})},
-       {"a", double_hp(5, 6)}});
+  const HyperparameterSpace hps =
+      space({{"nest", space({{"zeta", double_hp(0, 1)}, {"alpha", int_hp(0, 9)}})},
+             {"a", double_hp(5, 6)}});
   Rng rng(11);
   Rng by_hand(11);
   const double a = by_hand.uniform(5, 6);
@@ -91,8 +91,7 @@ TEST_CASE("hyperparameters: nested names are visited in sorted order (documented
 
 TEST_CASE("hyperparameters: an empty nest samples to an empty object") {
   Rng rng(0);
-  CHECK(sample(space({{"e", HyperparameterSpace()}}), rng) ==
-        nlohmann::json::parse(R"({"e":{}})"));
+  CHECK(sample(space({{"e", HyperparameterSpace()}}), rng) == nlohmann::json::parse(R"({"e":{}})"));
 }
 
 TEST_CASE("hyperparameters: categorical values keep their JSON type") {

@@ -14,9 +14,10 @@ TEST_CASE("request id: canonical text round trip") {
 }
 
 TEST_CASE("request id: anything but the 8-4-4-4-12 form is refused") {
-  for (const char* bad : {"", "ac0a7f8c2faa4497b5a616b7c0cc21d8", "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d",
-                          "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8a", "gc0a7f8c-2faa-4497-b5a6-16b7c0cc21d8",
-                          "ac0a7f8c_2faa-4497-b5a6-16b7c0cc21d8"}) {
+  for (const char* bad :
+       {"", "ac0a7f8c2faa4497b5a616b7c0cc21d8", "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d",
+        "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8a", "gc0a7f8c-2faa-4497-b5a6-16b7c0cc21d8",
+        "ac0a7f8c_2faa-4497-b5a6-16b7c0cc21d8"}) {
     INFO(bad);
     CHECK_FALSE(RequestId::parse(bad).has_value());
   }

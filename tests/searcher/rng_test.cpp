@@ -33,8 +33,8 @@ TEST_CASE("rng: below(10) with seed 42 matches numpy randint(0, 10)") {
 
 TEST_CASE("rng: int64(-10, 10) with seed 84") {
   Rng rng(84);
-  const std::vector<std::int64_t> expected{0,  7, 4, 3, -10, 4, -9, 0, -6, -9,
-                                           3, -2, 4, -10, 6, 3, 4, -6, -6, 8};
+  const std::vector<std::int64_t> expected{0, 7,  4, 3,   -10, 4, -9, 0,  -6, -9,
+                                           3, -2, 4, -10, 6,   3, 4,  -6, -6, 8};
   for (const std::int64_t value : expected) CHECK(rng.int64(-10, 10) == value);
 }
 

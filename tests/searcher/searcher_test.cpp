@@ -8,10 +8,11 @@ using namespace hpsearch;
 using namespace hpsearch::testing;
 
 namespace {
-Searcher random_searcher(std::uint64_t trials, std::uint64_t concurrent, std::uint64_t length = 100) {
-  return make_searcher(RandomConfig{.max_length = length, .max_trials = trials,
-                                    .max_concurrent_trials = concurrent},
-                       HyperparameterSpace(), 0);
+Searcher random_searcher(std::uint64_t trials, std::uint64_t concurrent,
+                         std::uint64_t length = 100) {
+  return make_searcher(
+      RandomConfig{.max_length = length, .max_trials = trials, .max_concurrent_trials = concurrent},
+      HyperparameterSpace(), 0);
 }
 }  // namespace
 
@@ -84,57 +85,59 @@ TEST_CASE("searcher: a repeated early-exit report is ignored") {
 
 TEST_CASE("searcher: events that are not allowed are refused by name, state unchanged") {
   Searcher s = random_searcher(2, 1);
-  HPSEARCH_CHECK_THROWS_TEXT(s.handle(TrialCreated{}),
-                       "trial_created: the search has not started (call initial_operations first)",
-                       ProtocolError);
+  HPSEARCH_CHECK_THROWS_TEXT(
+      s.handle(TrialCreated{}),
+      "trial_created: the search has not started (call initial_operations first)", ProtocolError);
   const RequestId a = only_create(s.initial_operations()).request_id;
   const std::string id = a.to_string();
   const RequestId stranger = *RequestId::parse("00000000-0000-4000-8000-000000000000");
   const nlohmann::json start = s.snapshot();
 
-  HPSEARCH_CHECK_THROWS_TEXT(s.initial_operations(), "initial_operations: the search has already started",
-                       ProtocolError);
-  HPSEARCH_CHECK_THROWS_TEXT(s.handle(TrialCreated{stranger}),
-                       "trial_created for trial 00000000-0000-4000-8000-000000000000: no create "
-                       "operation has requested this id",
-                       ProtocolError);
+  HPSEARCH_CHECK_THROWS_TEXT(s.initial_operations(),
+                             "initial_operations: the search has already started", ProtocolError);
+  HPSEARCH_CHECK_THROWS_TEXT(
+      s.handle(TrialCreated{stranger}),
+      "trial_created for trial 00000000-0000-4000-8000-000000000000: no create "
+      "operation has requested this id",
+      ProtocolError);
   HPSEARCH_CHECK_THROWS_TEXT(s.handle(ValidationCompleted{a, 1, 100}),
-                       "validation_completed for trial " + id +
-                           ": the trial has not been created (send trial_created first)",
-                       ProtocolError);
+                             "validation_completed for trial " + id +
+                                 ": the trial has not been created (send trial_created first)",
+                             ProtocolError);
   CHECK(s.snapshot() == start);
 
   s.handle(TrialCreated{a});
   const nlohmann::json created = s.snapshot();
   HPSEARCH_CHECK_THROWS_TEXT(s.handle(TrialCreated{a}),
-                       "trial_created for trial " + id + ": the trial was already created",
-                       ProtocolError);
-  HPSEARCH_CHECK_THROWS_TEXT(s.handle(ValidationCompleted{a, 1, 50}),
-                       "validation_completed for trial " + id +
-                           ": length 50 is not the trial's outstanding validate_after length 100",
-                       ProtocolError);
+                             "trial_created for trial " + id + ": the trial was already created",
+                             ProtocolError);
+  HPSEARCH_CHECK_THROWS_TEXT(
+      s.handle(ValidationCompleted{a, 1, 50}),
+      "validation_completed for trial " + id +
+          ": length 50 is not the trial's outstanding validate_after length 100",
+      ProtocolError);
   HPSEARCH_CHECK_THROWS_TEXT(s.handle(TrialClosed{a}),
-                       "trial_closed for trial " + id +
-                           ": its validate_after length 100 is not completed; report "
-                           "validation_completed, or trial_exited_early first if it stopped",
-                       ProtocolError);
-  HPSEARCH_CHECK_THROWS_TEXT(s.handle(TrialProgress{a, -1}),
-                       "trial_progress for trial " + id + ": units must be a finite number >= 0",
-                       ProtocolError);
+                             "trial_closed for trial " + id +
+                                 ": its validate_after length 100 is not completed; report "
+                                 "validation_completed, or trial_exited_early first if it stopped",
+                             ProtocolError);
+  HPSEARCH_CHECK_THROWS_TEXT(
+      s.handle(TrialProgress{a, -1}),
+      "trial_progress for trial " + id + ": units must be a finite number >= 0", ProtocolError);
   CHECK(s.snapshot() == created);
 
   s.handle(ValidationCompleted{a, 1, 100});
   HPSEARCH_CHECK_THROWS_TEXT(s.handle(ValidationCompleted{a, 1, 100}),
-                       "validation_completed for trial " + id +
-                           ": its validate_after length 100 was already completed",
-                       ProtocolError);
+                             "validation_completed for trial " + id +
+                                 ": its validate_after length 100 was already completed",
+                             ProtocolError);
   s.handle(TrialClosed{a});
   HPSEARCH_CHECK_THROWS_TEXT(s.handle(TrialClosed{a}),
-                       "trial_closed for trial " + id + ": the trial is already closed",
-                       ProtocolError);
+                             "trial_closed for trial " + id + ": the trial is already closed",
+                             ProtocolError);
   HPSEARCH_CHECK_THROWS_TEXT(s.handle(TrialExitedEarly{a, ExitedReason::kErrored}),
-                       "trial_exited_early for trial " + id + ": the trial is already closed",
-                       ProtocolError);
+                             "trial_exited_early for trial " + id + ": the trial is already closed",
+                             ProtocolError);
 }
 
 TEST_CASE("searcher: progress is kept incrementally (random: spec 3.3)") {

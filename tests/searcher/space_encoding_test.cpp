@@ -12,20 +12,21 @@ using namespace hpsearch::testing;
 namespace {
 // Every kind of leaf, nested two deep, with consts at both levels.
 HyperparameterSpace mixed_space() {
-  return space({{"lr", log_hp(-5, -1, 10)},
-                {"layers", int_hp(1, 4)},
-                {"name", ConstHp{"mlp"}},
-                {"optimizer", space({{"type", categorical({"adam", "sgd", 3, nullptr})},
-                                     {"momentum", double_hp(0.5, 0.99)},
-                                     {"schedule", space({{"warmup", int_hp(-3, 3)},
-                                                         {"kind", ConstHp{"cosine"}}})}})},
-                {"dropout", double_hp(0, 0.5)}});
+  return space(
+      {{"lr", log_hp(-5, -1, 10)},
+       {"layers", int_hp(1, 4)},
+       {"name", ConstHp{"mlp"}},
+       {"optimizer",
+        space({{"type", categorical({"adam", "sgd", 3, nullptr})},
+               {"momentum", double_hp(0.5, 0.99)},
+               {"schedule", space({{"warmup", int_hp(-3, 3)}, {"kind", ConstHp{"cosine"}}})}})},
+       {"dropout", double_hp(0, 0.5)}});
 }
 
 // |a - b| within a few ulps of the larger magnitude.
 bool close(double a, double b) {
-  return std::abs(a - b) <= 8 * std::numeric_limits<double>::epsilon() *
-                                std::max({1.0, std::abs(a), std::abs(b)});
+  return std::abs(a - b) <=
+         8 * std::numeric_limits<double>::epsilon() * std::max({1.0, std::abs(a), std::abs(b)});
 }
 }  // namespace
 
@@ -50,12 +51,12 @@ TEST_CASE("space encoding: coordinates by hand") {
   const auto hparams = nlohmann::json::parse(R"({"dropout":0.125,"layers":3,"lr":0.001,
       "name":"mlp","optimizer":{"type":3,"momentum":0.99,"schedule":{"warmup":-3,"kind":"cosine"}}})");
   const std::vector<double> u = e.encode(hparams);
-  CHECK(u[0] == 0.25);             // (0.125 - 0) / 0.5
-  CHECK(u[1] == 2.5 / 4);          // third of four integers: cell [0.5, 0.75), centre 0.625
-  CHECK(close(u[2], 0.5));         // exponent -3 on [-5, -1]
-  CHECK(u[3] == 1.0);              // maxval
-  CHECK(u[4] == 0.5 / 7);          // first of seven integers
-  CHECK(u[5] == 2.5 / 4);          // third of four values
+  CHECK(u[0] == 0.25);      // (0.125 - 0) / 0.5
+  CHECK(u[1] == 2.5 / 4);   // third of four integers: cell [0.5, 0.75), centre 0.625
+  CHECK(close(u[2], 0.5));  // exponent -3 on [-5, -1]
+  CHECK(u[3] == 1.0);       // maxval
+  CHECK(u[4] == 0.5 / 7);   // first of seven integers
+  CHECK(u[5] == 2.5 / 4);   // third of four values
 }
 
 TEST_CASE("space encoding: round trip over samples of the space (seeds 0..199)") {
@@ -84,8 +85,8 @@ TEST_CASE("space encoding: round trip over samples of the space (seeds 0..199)")
 }
 
 TEST_CASE("space encoding: decode covers the corners and every cell, snap moves to cell centres") {
-  const HyperparameterSpace hps = space({{"c", categorical({"a", "b", "c"})}, {"i", int_hp(0, 1)},
-                                         {"x", double_hp(-5, 10)}});
+  const HyperparameterSpace hps =
+      space({{"c", categorical({"a", "b", "c"})}, {"i", int_hp(0, 1)}, {"x", double_hp(-5, 10)}});
   const SpaceEncoding e(hps);
   CHECK(e.decode(std::vector<double>{0, 0, 0}) ==
         nlohmann::json::parse(R"({"c":"a","i":0,"x":-5.0})"));
@@ -104,8 +105,8 @@ TEST_CASE("space encoding: decode covers the corners and every cell, snap moves 
 }
 
 TEST_CASE("space encoding: numeric reads values and categorical indexes") {
-  const SpaceEncoding e(space({{"c", categorical({"x", "y"})}, {"l", log_hp(0, 2, 10)},
-                               {"n", int_hp(-4, 4)}}));
+  const SpaceEncoding e(
+      space({{"c", categorical({"x", "y"})}, {"l", log_hp(0, 2, 10)}, {"n", int_hp(-4, 4)}}));
   const auto h = nlohmann::json::parse(R"({"c":"y","l":50.0,"n":-2})");
   CHECK(e.numeric(h, 0) == 1);
   CHECK(e.numeric(h, 1) == 50.0);
@@ -118,9 +119,10 @@ TEST_CASE("space encoding: values outside the space are refused, naming the rout
       "optimizer":{"type":3,"momentum":0.99,"schedule":{"warmup":-3,"kind":"cosine"}}})");
   SUBCASE("int out of range") {
     h["layers"] = 5;
-    CHECK_THROWS_WITH_AS((void)e.encode(h),
-                         "hyperparameter layers: 5 is not in the space (expected an integer in [1, 4])",
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(
+        (void)e.encode(h),
+        "hyperparameter layers: 5 is not in the space (expected an integer in [1, 4])",
+        std::invalid_argument);
   }
   SUBCASE("int of the wrong type") {
     h["layers"] = 2.5;

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 using namespace hpsearch::testing;
 
 fs::path scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("hpsearch-cli-test-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hpsearch-cli-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }
@@ -51,7 +52,8 @@ std::string declared_version() {
   std::ifstream in(std::string(HPSEARCH_SOURCE_DIR) + "/CMakeLists.txt");
   const std::string key = "project(hpsearch VERSION ";
   for (std::string line; std::getline(in, line);) {
-    if (line.starts_with(key)) return line.substr(key.size(), line.find(' ', key.size()) - key.size());
+    if (line.starts_with(key))
+      return line.substr(key.size(), line.find(' ', key.size()) - key.size());
   }
   return "";
 }
@@ -93,9 +95,10 @@ TEST_CASE("searcher-sim drive: one answer per line, byte-identical across runs")
 
 TEST_CASE("searcher-sim drive: --seed overrides the config's experiment_seed") {
   const std::string input = "{\"event\":\"initial_operations\"}\n";
-  const std::string config = write_config("seeded.yaml",
-      "searcher: {name: random, metric: m, max_trials: 1, max_length: 5}\n"
-      "reproducibility: {experiment_seed: 99}\n");
+  const std::string config =
+      write_config("seeded.yaml",
+                   "searcher: {name: random, metric: m, max_trials: 1, max_length: 5}\n"
+                   "reproducibility: {experiment_seed: 99}\n");
   const Run seeded = run("drive --config '" + config + "' --seed 0", input);
   CHECK(seeded.out.find("ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8") != std::string::npos);
   const Run from_config = run("drive --config=" + config, input);
@@ -103,7 +106,8 @@ TEST_CASE("searcher-sim drive: --seed overrides the config's experiment_seed") {
 }
 
 TEST_CASE("searcher-sim drive: a config error stops before reading stdin, exit 2") {
-  const std::string config = write_config("bad.yaml",
+  const std::string config = write_config(
+      "bad.yaml",
       "searcher:\n  name: random\n  metric: loss\n  max_trials: -5\n  max_length: 100\n");
   const Run result = run("drive --config '" + config + "'", "{\"event\":\"initial_operations\"}\n");
   CHECK(result.code == 2);
@@ -112,19 +116,23 @@ TEST_CASE("searcher-sim drive: a config error stops before reading stdin, exit 2
 }
 
 TEST_CASE("searcher-sim: a config without max_length (0.38) cannot be simulated, and says why") {
-  const std::string config = write_config("no-length.yaml",
-      "searcher: {name: random, metric: loss, max_trials: 3}\n"
-      "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n");
-  const std::string why = "searcher.max_length: not given, so each trial trains until its script "
-                          "ends (Determined 0.38's form, which searcher-run serves); the simulator needs a "
-                          "length to play training in virtual time: add one, e.g. max_length: 100\n";
+  const std::string config =
+      write_config("no-length.yaml",
+                   "searcher: {name: random, metric: loss, max_trials: 3}\n"
+                   "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n");
+  const std::string why =
+      "searcher.max_length: not given, so each trial trains until its script "
+      "ends (Determined 0.38's form, which searcher-run serves); the simulator needs a "
+      "length to play training in virtual time: add one, e.g. max_length: 100\n";
   for (const std::string command : {"preview", "run", "compare"}) {
     INFO(command);
-    const Run result = run(command + (command == "compare" ? " --configs '" : " --config '") + config +
-                           "'" + (command == "preview" ? "" : " --workload counting-ones-1 --workers 1"));
+    const Run result =
+        run(command + (command == "compare" ? " --configs '" : " --config '") + config + "'" +
+            (command == "preview" ? "" : " --workload counting-ones-1 --workers 1"));
     CHECK(result.code == 2);
     CHECK(result.out.empty());
-    CHECK(result.err == "searcher-sim " + command + ": " + (command == "compare" ? "no-length.yaml: " : "") + why);
+    CHECK(result.err == "searcher-sim " + command + ": " +
+                            (command == "compare" ? "no-length.yaml: " : "") + why);
   }
   // The drive protocol serves it: the embedder sees the nominal length 1.
   const Run drive = run("drive --config '" + config + "'", "{\"event\":\"initial_operations\"}\n");
@@ -133,24 +141,26 @@ TEST_CASE("searcher-sim: a config without max_length (0.38) cannot be simulated,
 }
 
 TEST_CASE("searcher-sim: a self-referencing YAML alias is a config error, not a crash (issue 10)") {
-  const std::string config = write_config(
-      "recursive.yaml",
-      "searcher: {name: random, metric: loss, max_trials: 2, max_length: 10}\n"
-      "hyperparameters: &a {x: *a}\n");
+  const std::string config =
+      write_config("recursive.yaml",
+                   "searcher: {name: random, metric: loss, max_trials: 2, max_length: 10}\n"
+                   "hyperparameters: &a {x: *a}\n");
   for (const std::string command : {"preview", "drive"}) {
     const Run result = run(command + " --config '" + config + "'", "");
     CHECK(result.code == 2);
     CHECK(result.out.empty());
-    CHECK(result.err == config + ":2:18: hyperparameters.x: this alias refers to a value that "
-                                 "contains it (a recursive alias); a config must be a tree, as "
-                                 "JSON is\n");
+    CHECK(result.err == config +
+                            ":2:18: hyperparameters.x: this alias refers to a value that "
+                            "contains it (a recursive alias); a config must be a tree, as "
+                            "JSON is\n");
   }
 }
 
 TEST_CASE("searcher-sim: usage errors exit 2 and say what is wrong") {
   const Run no_config = run("drive");
   CHECK(no_config.code == 2);
-  CHECK(no_config.err == "searcher-sim drive: --config FILE is required\n(see 'searcher-sim help drive')\n");
+  CHECK(no_config.err ==
+        "searcher-sim drive: --config FILE is required\n(see 'searcher-sim help drive')\n");
   const Run bad_seed = run("drive --config x.yaml --seed -1");
   CHECK(bad_seed.code == 2);
   CHECK(bad_seed.err.starts_with(
@@ -167,10 +177,10 @@ TEST_CASE("searcher-sim: usage errors exit 2 and say what is wrong") {
 TEST_CASE("searcher-sim drive --help documents every event and operation") {
   const Run help = run("drive --help");
   CHECK(help.code == 0);
-  for (const char* name : {"initial_operations", "trial_created", "validation_completed",
-                           "trial_progress", "trial_exited_early", "trial_closed", "\"progress\"",
-                           "snapshot", "restore", "\"create\"", "\"validate_after\"", "\"close\"",
-                           "\"shutdown\"", "user_requested_stop", "Infinity"}) {
+  for (const char* name :
+       {"initial_operations", "trial_created", "validation_completed", "trial_progress",
+        "trial_exited_early", "trial_closed", "\"progress\"", "snapshot", "restore", "\"create\"",
+        "\"validate_after\"", "\"close\"", "\"shutdown\"", "user_requested_stop", "Infinity"}) {
     INFO(name);
     CHECK(help.out.find(name) != std::string::npos);
   }
@@ -218,8 +228,9 @@ TEST_CASE("searcher-sim drive --explain on an ASHA example") {
   REQUIRE(answers.size() == 2);
   const nlohmann::json ops = nlohmann::json::parse(answers[0])["operations"];
   CHECK(ops.size() == 24);  // 12 trials, all at once: create and validate_after(1000) each
-  CHECK(ops[1] == nlohmann::json({{"type", "validate_after"}, {"request_id", ops[0]["request_id"]},
-                                  {"length", 1000}}));
+  CHECK(ops[1] ==
+        nlohmann::json(
+            {{"type", "validate_after"}, {"request_id", ops[0]["request_id"]}, {"length", 1000}}));
   CHECK(answers[1] == R"({"progress":0.0})");
 }
 
@@ -241,7 +252,8 @@ TEST_CASE("searcher-sim run: summary, files and errors") {
   CHECK(text.out.find("searcher 'adaptive_asha' on workload 'mf-hartmann6', 8 worker(s), seed 1") !=
         std::string::npos);
   CHECK(text.out.find("shutdown: completed") != std::string::npos);
-  const nlohmann::json summary = nlohmann::json::parse(read_file(fs::path(out_dir) / "summary.json"));
+  const nlohmann::json summary =
+      nlohmann::json::parse(read_file(fs::path(out_dir) / "summary.json"));
   CHECK(summary["trials_created"] == 256);
   CHECK(summary["workers"] == 8);
   CHECK(read_file(fs::path(out_dir) / "best_so_far.csv").starts_with("time,best\n"));
@@ -250,14 +262,17 @@ TEST_CASE("searcher-sim run: summary, files and errors") {
                        "' --workload mf-hartmann6 --workers 8 --startup 2");
   CHECK(nlohmann::json::parse(json.out)["best_metric"] == summary["best_metric"]);
 
-  const Run mismatch = run("run --config '" + example("random.yaml") + "' --workload mf-branin --workers 2");
+  const Run mismatch =
+      run("run --config '" + example("random.yaml") + "' --workload mf-branin --workers 2");
   CHECK(mismatch.code == 2);
-  CHECK(mismatch.err.starts_with("searcher-sim run: the config's hyperparameters do not fit "
-                                 "workload 'mf-branin': missing x1, x2;"));
+  CHECK(
+      mismatch.err.starts_with("searcher-sim run: the config's hyperparameters do not fit "
+                               "workload 'mf-branin': missing x1, x2;"));
   const Run workers = run("run --config x.yaml --workload mf-branin --workers 0");
   CHECK(workers.code == 2);
-  CHECK(workers.err.starts_with("searcher-sim run: --workers: must be an integer between 1 and "
-                                "1000000, got '0'"));
+  CHECK(
+      workers.err.starts_with("searcher-sim run: --workers: must be an integer between 1 and "
+                              "1000000, got '0'"));
   CHECK(run("help run").out.find("counting-ones-N") != std::string::npos);
 }
 
@@ -266,10 +281,12 @@ TEST_CASE("searcher-sim compare: a table, CSV and usage errors") {
   const Run result = run("compare --configs '" + example("asha_hartmann6.yaml") + "' '" +
                          example("random_hartmann6.yaml") +
                          "' --workload mf-hartmann6 --workers 16 --seeds 3 --times 1000,3000 "
-                         "--target 1.5 --out '" + out_dir + "'");
+                         "--target 1.5 --out '" +
+                         out_dir + "'");
   CHECK(result.code == 0);
-  CHECK(result.out.starts_with("workload 'mf-hartmann6', 16 worker(s), 3 seed(s); regret (best - "
-                               "optimum): median [q1, q3] (runs with a result)\n"));
+  CHECK(
+      result.out.starts_with("workload 'mf-hartmann6', 16 worker(s), 3 seed(s); regret (best - "
+                             "optimum): median [q1, q3] (runs with a result)\n"));
   CHECK(result.out.find("asha_hartmann6.yaml\n  at 1000 s: ") != std::string::npos);
   const auto csv = lines_of(read_file(fs::path(out_dir) / "compare.csv"));
   REQUIRE(csv.size() == 5);  // header + 2 configs x 2 times
@@ -323,13 +340,15 @@ TEST_CASE("searcher-sim preview --workers: the table plus wall time, utilisation
   CHECK(instant.code == 0);
   CHECK(timed.code == 0);
   CHECK(instant.out.find("This search will create a total of 8 trial(s).") != std::string::npos);
-  CHECK(timed.out == instant.out + "\nOn 4 simulated worker(s) at 1 s per length unit: wall time 16 s, "
-                                   "utilisation 100%, training units 64\n");
+  CHECK(timed.out == instant.out +
+                         "\nOn 4 simulated worker(s) at 1 s per length unit: wall time 16 s, "
+                         "utilisation 100%, training units 64\n");
   const Run slow = run("preview --json --config '" + config + "' --workers 2 --startup 1");
   const nlohmann::json j = nlohmann::json::parse(slow.out);
   CHECK(j["workers"]["wall_time"] == 36.0);  // four rounds of 1 + 8 s
   CHECK(j["workers"]["training_units"] == 64);
-  CHECK(j["results"] == nlohmann::json::parse(run("preview --json --config '" + config + "'").out)["results"]);
+  CHECK(j["results"] ==
+        nlohmann::json::parse(run("preview --json --config '" + config + "'").out)["results"]);
 
   const Run order = run("preview --config '" + config + "' --workers 2 --order random");
   CHECK(order.code == 2);
@@ -352,26 +371,32 @@ TEST_CASE("searcher-sim run --out: every file and plot, and fault options") {
     INFO(file);
     CHECK(fs::file_size(fs::path(out_dir) / file) > 0);
   }
-  const nlohmann::json summary = nlohmann::json::parse(read_file(fs::path(out_dir) / "summary.json"));
+  const nlohmann::json summary =
+      nlohmann::json::parse(read_file(fs::path(out_dir) / "summary.json"));
   CHECK(summary["crashes"].get<int>() > 0);
   const auto trials = lines_of(read_file(fs::path(out_dir) / "trials.csv"));
   CHECK(trials.size() == 257);  // header + 256 trials
   CHECK(trials[0] == "trial,request_id,outcome,restarts,lengths");
   CHECK(read_file(fs::path(out_dir) / "workers.svg").find("<title>trial 1 ") != std::string::npos);
 
-  const Run data = run("run --config x.yaml --workload rbv2-svm --workers 2 --data-dir /nonexistent");
+  const Run data =
+      run("run --config x.yaml --workload rbv2-svm --workers 2 --data-dir /nonexistent");
   CHECK(data.code == 2);
-  CHECK(data.err.starts_with(
-      "searcher-sim run: --workload: workload 'rbv2-svm': cannot read table "
-      "'/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'"));
+  CHECK(
+      data.err.starts_with("searcher-sim run: --workload: workload 'rbv2-svm': cannot read table "
+                           "'/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'"));
   const Run stragglers = run("run --config x.yaml --workload mf-branin --workers 2 --stragglers 2");
   CHECK(stragglers.code == 2);
   CHECK(stragglers.err.starts_with(
       "searcher-sim run: --stragglers: must be a probability in [0, 1], got '2'"));
-  const Run factor = run("run --config x.yaml --workload mf-branin --workers 2 --straggler-factor 0.5");
-  CHECK(factor.err.starts_with("searcher-sim run: --straggler-factor: must be a number >= 1, got '0.5'"));
-  const Run restarts = run("run --config x.yaml --workload mf-branin --workers 2 --max-restarts -1");
-  CHECK(restarts.err.starts_with("searcher-sim run: --max-restarts: must be an integer between 0 and 1000000, got '-1'"));
+  const Run factor =
+      run("run --config x.yaml --workload mf-branin --workers 2 --straggler-factor 0.5");
+  CHECK(factor.err.starts_with(
+      "searcher-sim run: --straggler-factor: must be a number >= 1, got '0.5'"));
+  const Run restarts =
+      run("run --config x.yaml --workload mf-branin --workers 2 --max-restarts -1");
+  CHECK(restarts.err.starts_with(
+      "searcher-sim run: --max-restarts: must be an integer between 0 and 1000000, got '-1'"));
 }
 
 TEST_CASE("searcher-sim: every example that names a workload runs on it") {
@@ -399,17 +424,21 @@ TEST_CASE("searcher-sim evaluate: a workload's value at one configuration") {
   const Run branin = run("evaluate --workload mf-branin --point -3.141592653589793,12.275");
   CHECK(branin.code == 0);
   CHECK(std::abs(std::stod(branin.out) - 0.397887) < 1e-6);
-  const Run h6 = run("evaluate --workload mf-hartmann6 --fidelity 1 "
-                     "--point 0.20169,0.150011,0.476874,0.275332,0.311652,0.6573");
+  const Run h6 =
+      run("evaluate --workload mf-hartmann6 --fidelity 1 "
+          "--point 0.20169,0.150011,0.476874,0.275332,0.311652,0.6573");
   CHECK(std::abs(std::stod(h6.out) - (-3.32237)) < 1e-5);
-  const Run table = run("evaluate --workload rbv2-svm --fidelity 0.05 --point "
-                        "55.07756349624877,radial,impute.median,0.0010688655367635522,6659.16924059112,3");
+  const Run table =
+      run("evaluate --workload rbv2-svm --fidelity 0.05 --point "
+          "55.07756349624877,radial,impute.median,0.0010688655367635522,6659.16924059112,3");
   CHECK(std::abs(std::stod(table.out) - (1 - 0.83267796)) < 1e-9);
   const Run count = run("evaluate --workload mf-branin --point 1");
   CHECK(count.code == 2);
-  CHECK(count.err.starts_with("searcher-sim evaluate: --point: workload 'mf-branin' reads 2 values (x1, x2), got 1"));
+  CHECK(count.err.starts_with(
+      "searcher-sim evaluate: --point: workload 'mf-branin' reads 2 values (x1, x2), got 1"));
   const Run choice = run("evaluate --workload rbv2-svm --point 1,rbf,impute.mean,0.1,1,2");
-  CHECK(choice.err.starts_with("searcher-sim evaluate: --point: kernel must be one of its choices, got 'rbf'"));
+  CHECK(choice.err.starts_with(
+      "searcher-sim evaluate: --point: kernel must be one of its choices, got 'rbf'"));
   const Run fidelity = run("evaluate --workload mf-branin --point 1,2 --fidelity 2");
   CHECK(fidelity.err.starts_with("searcher-sim evaluate: --fidelity: must be in [0, 1], got '2'"));
 }

@@ -6,12 +6,13 @@ using namespace hpsearch;
 
 namespace {
 ExperimentConfig random_config(std::uint64_t trials) {
-  return parse_config("searcher: {name: random, metric: loss, max_trials: " + std::to_string(trials) +
-                          ", max_length: 10, max_concurrent_trials: 4}\n"
-                          "hyperparameters:\n"
-                          "  x1: {type: double, minval: -5, maxval: 10}\n"
-                          "  x2: {type: double, minval: 0, maxval: 15}\n",
-                      "random.yaml");
+  return parse_config(
+      "searcher: {name: random, metric: loss, max_trials: " + std::to_string(trials) +
+          ", max_length: 10, max_concurrent_trials: 4}\n"
+          "hyperparameters:\n"
+          "  x1: {type: double, minval: -5, maxval: 10}\n"
+          "  x2: {type: double, minval: 0, maxval: 15}\n",
+      "random.yaml");
 }
 }  // namespace
 

@@ -11,8 +11,8 @@
 #include <map>
 #include <sstream>
 
-#include "hpsearch/config/config.hpp"
 #include "hpsearch/config/catalog.hpp"
+#include "hpsearch/config/config.hpp"
 #include "support/golden.hpp"
 #include "support/process.hpp"
 
@@ -102,7 +102,9 @@ FifoPlay fifo_play(Searcher& searcher, double (*metric)(std::uint64_t trial_numb
 }
 
 // The golden recordings' metric: a constant per trial, scrambled over trial numbers.
-double scrambled(std::uint64_t n) { return static_cast<double>(n * 7919 % 101) / 101.0; }
+double scrambled(std::uint64_t n) {
+  return static_cast<double>(n * 7919 % 101) / 101.0;
+}
 
 std::string drive_input(const std::vector<nlohmann::json>& events) {
   std::string input;
@@ -135,8 +137,10 @@ TEST_CASE("determined golden: random search with log hyperparameters, seed 0") {
       CHECK(op.at("request_id") == creates[i].at("request_id"));
       CHECK(op.at("trial_seed") == creates[i].at("trial_seed"));
       // Exact doubles: the golden values are Go's shortest round-trip forms.
-      CHECK(op.at("hparams").at("lr").get<double>() == creates[i].at("hparams").at("lr").get<double>());
-      CHECK(op.at("hparams").at("wd").get<double>() == creates[i].at("hparams").at("wd").get<double>());
+      CHECK(op.at("hparams").at("lr").get<double>() ==
+            creates[i].at("hparams").at("lr").get<double>());
+      CHECK(op.at("hparams").at("wd").get<double>() ==
+            creates[i].at("hparams").at("wd").get<double>());
       ++i;
     }
     CHECK(i == creates.size());

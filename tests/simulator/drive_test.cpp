@@ -14,7 +14,9 @@ Searcher random_searcher() {
 }
 constexpr const char* kA = "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8";  // first id of seed 0
 
-std::string answer(Searcher& s, const std::string& line) { return json_line(drive_line(s, line)); }
+std::string answer(Searcher& s, const std::string& line) {
+  return json_line(drive_line(s, line));
+}
 
 std::string error_of(Searcher& s, const std::string& line) {
   const nlohmann::json response = drive_line(s, line);
@@ -25,10 +27,11 @@ std::string error_of(Searcher& s, const std::string& line) {
 
 TEST_CASE("drive: a session answers every line with the protocol's shapes") {
   Searcher s = random_searcher();
-  CHECK(answer(s, R"({"event":"initial_operations"})") ==
-        R"({"operations":[{"hparams":{},"request_id":"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8","trial_seed":441365315,"type":"create"},)"
-        R"({"length":100,"request_id":"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8","type":"validate_after"},)"
-        R"({"request_id":"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8","type":"close"}]})");
+  CHECK(
+      answer(s, R"({"event":"initial_operations"})") ==
+      R"({"operations":[{"hparams":{},"request_id":"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8","trial_seed":441365315,"type":"create"},)"
+      R"({"length":100,"request_id":"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8","type":"validate_after"},)"
+      R"({"request_id":"ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8","type":"close"}]})");
   CHECK(answer(s, std::string(R"({"event":"trial_created","request_id":")") + kA + "\"}") ==
         R"({"operations":[]})");
   CHECK(answer(s, std::string(R"({"event":"trial_progress","request_id":")") + kA +
@@ -36,7 +39,8 @@ TEST_CASE("drive: a session answers every line with the protocol's shapes") {
   CHECK(answer(s, R"({"event":"progress"})") == R"({"progress":0.125})");
   CHECK(answer(s, std::string(R"({"event":"validation_completed","request_id":")") + kA +
                       R"(","metric":"-Infinity","length":100})") == R"({"operations":[]})");
-  const std::string next = answer(s, std::string(R"({"event":"trial_closed","request_id":")") + kA + "\"}");
+  const std::string next =
+      answer(s, std::string(R"({"event":"trial_closed","request_id":")") + kA + "\"}");
   CHECK(next.find(R"("request_id":"fb52a2db-c376-4d8b-a77d-e5d809a4746c")") != std::string::npos);
   const nlohmann::json snapshot = drive_line(s, R"({"event":"snapshot"})");
   REQUIRE(snapshot.contains("snapshot"));
@@ -71,8 +75,9 @@ TEST_CASE("drive: bad lines are answered with an error and change nothing") {
         "restore, trial_created, validation_completed, trial_progress, trial_exited_early, "
         "trial_closed)");
   CHECK(error_of(s, R"({"event":"trial_closed"})") == "trial_closed: missing field 'request_id'");
-  CHECK(error_of(s, R"({"event":"trial_closed","request_id":"ABC"})") ==
-        R"(trial_closed: request_id must be a UUID string like "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8", got "ABC")");
+  CHECK(
+      error_of(s, R"({"event":"trial_closed","request_id":"ABC"})") ==
+      R"(trial_closed: request_id must be a UUID string like "ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8", got "ABC")");
   CHECK(error_of(s, R"({"event":"trial_closed","request_id":")" + id + R"(","why":1})") ==
         "trial_closed: unexpected field 'why' (fields: event, request_id)");
   CHECK(error_of(s, R"({"event":"validation_completed","request_id":")" + id +
@@ -86,15 +91,18 @@ TEST_CASE("drive: bad lines are answered with an error and change nothing") {
                         R"(","metric":1,"length":99})") ==
         "validation_completed for trial " + id +
             ": length 99 is not the trial's outstanding validate_after length 100");
-  CHECK(error_of(s, R"({"event":"trial_exited_early","request_id":")" + id +
-                        R"(","reason":"bored"})") ==
-        "trial_exited_early for trial " + id +
-            R"(: reason must be one of errored, user_canceled, invalid_hp, init_invalid_hp, user_requested_stop, got "bored")");
+  CHECK(
+      error_of(s,
+               R"({"event":"trial_exited_early","request_id":")" + id + R"(","reason":"bored"})") ==
+      "trial_exited_early for trial " + id +
+          R"(: reason must be one of errored, user_canceled, invalid_hp, init_invalid_hp, user_requested_stop, got "bored")");
   CHECK(error_of(s, R"({"event":"trial_progress","request_id":")" + id + R"(","units":"3"})") ==
         "trial_progress for trial " + id + R"(: units must be a number >= 0, got "3")");
-  CHECK(error_of(s, R"({"event":"trial_created","request_id":"00000000-0000-4000-8000-000000000000"})") ==
-        "trial_created for trial 00000000-0000-4000-8000-000000000000: no create operation has "
-        "requested this id");
+  CHECK(
+      error_of(
+          s, R"({"event":"trial_created","request_id":"00000000-0000-4000-8000-000000000000"})") ==
+      "trial_created for trial 00000000-0000-4000-8000-000000000000: no create operation has "
+      "requested this id");
   CHECK(error_of(s, R"({"event":"initial_operations"})") ==
         "initial_operations: the search has already started");
   CHECK(error_of(s, R"({"event":"progress","x":1})") ==
@@ -106,11 +114,12 @@ TEST_CASE("drive: bad lines are answered with an error and change nothing") {
 
   // A second completion of the same operation.
   REQUIRE(drive_line(s, R"({"event":"validation_completed","request_id":")" + id +
-                           R"(","metric":1,"length":100})")
+                            R"(","metric":1,"length":100})")
               .contains("operations"));
   CHECK(error_of(s, R"({"event":"validation_completed","request_id":")" + id +
                         R"(","metric":2,"length":100})") ==
-        "validation_completed for trial " + id + ": its validate_after length 100 was already completed");
+        "validation_completed for trial " + id +
+            ": its validate_after length 100 was already completed");
 }
 
 TEST_CASE("drive: run_drive answers line for line, including CRLF input") {
@@ -128,8 +137,11 @@ TEST_CASE("drive: run_drive answers line for line, including CRLF input") {
 }
 
 TEST_CASE("drive: --explain adds the reason to decided operations only") {
-  Searcher s = make_searcher(AshaConfig{.max_length = 4, .max_trials = 2, .num_rungs = 2,
-                                        .divisor = 2, .max_concurrent_trials = 1,
+  Searcher s = make_searcher(AshaConfig{.max_length = 4,
+                                        .max_trials = 2,
+                                        .num_rungs = 2,
+                                        .divisor = 2,
+                                        .max_concurrent_trials = 1,
                                         .stop_once = true},
                              HyperparameterSpace(), 0);
   const DriveOptions explain{.explain = true};
@@ -138,10 +150,11 @@ TEST_CASE("drive: --explain adds the reason to decided operations only") {
   CHECK_FALSE(initial["operations"][1].contains("explain"));  // rung 0 is not a decision
   REQUIRE(drive_line(s, std::string(R"({"event":"trial_created","request_id":")") + kA + "\"}")
               .contains("operations"));
-  const nlohmann::json answer = drive_line(
-      s, std::string(R"({"event":"validation_completed","request_id":")") + kA +
-             R"(","metric":0.25,"length":2})",
-      explain);
+  const nlohmann::json answer =
+      drive_line(s,
+                 std::string(R"({"event":"validation_completed","request_id":")") + kA +
+                     R"(","metric":0.25,"length":2})",
+                 explain);
   REQUIRE(answer["operations"].size() == 1);
   CHECK(answer["operations"][0] ==
         nlohmann::json::parse(std::string(R"({"type":"validate_after","request_id":")") + kA +

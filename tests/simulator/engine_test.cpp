@@ -21,12 +21,14 @@ RunSummary run(const MethodConfig& config, std::uint64_t max_length, std::uint64
                CostModel cost = {}, const HyperparameterSpace& hps = branin_space()) {
   Searcher searcher = make_searcher(config, hps, 3);
   const auto workload = make_workload("mf-branin");
-  return run_simulation(searcher, *workload, hps, max_length, RunOptions{.workers = workers, .cost = cost});
+  return run_simulation(searcher, *workload, hps, max_length,
+                        RunOptions{.workers = workers, .cost = cost});
 }
 }  // namespace
 
 TEST_CASE("engine: random search on 2 workers takes two rounds") {
-  const RunSummary s = run(RandomConfig{.max_length = 10, .max_trials = 4, .max_concurrent_trials = 4}, 10, 2);
+  const RunSummary s =
+      run(RandomConfig{.max_length = 10, .max_trials = 4, .max_concurrent_trials = 4}, 10, 2);
   CHECK(s.wall_time == 20);
   CHECK(s.utilisation == 1.0);
   CHECK(s.training_units == 40);
@@ -57,16 +59,20 @@ TEST_CASE("engine: random search time shrinks linearly with workers (1 to 16)") 
 TEST_CASE("engine: with enough workers ASHA reaches max_length after one full training time") {
   // Stopping ASHA, lengths 2, 4, 8: the first report of a rung always continues, and training
   // is absolute, so the first trial reaches 8 after 8 seconds on its own worker.
-  const AshaConfig config{.max_length = 8, .max_trials = 16, .num_rungs = 3, .divisor = 2,
-                          .max_concurrent_trials = 16, .stop_once = true};
+  const AshaConfig config{.max_length = 8,
+                          .max_trials = 16,
+                          .num_rungs = 3,
+                          .divisor = 2,
+                          .max_concurrent_trials = 16,
+                          .stop_once = true};
   const RunSummary s = run(config, 8, 16);
   CHECK(s.first_full_length_at == 8.0);
   CHECK(s.trials_created == 16);
 }
 
 TEST_CASE("engine: paused trials checkpoint and resume with a restore, runs are deterministic") {
-  const AshaConfig config{.max_length = 27, .max_trials = 27, .num_rungs = 3, .divisor = 3,
-                          .max_concurrent_trials = 9};
+  const AshaConfig config{
+      .max_length = 27, .max_trials = 27, .num_rungs = 3, .divisor = 3, .max_concurrent_trials = 9};
   CostModel slow;
   slow.checkpoint_seconds = 2;
   slow.restore_seconds = 3;
@@ -87,8 +93,8 @@ TEST_CASE("engine: paused trials checkpoint and resume with a restore, runs are 
 TEST_CASE("engine: the best metric is the workload's value at the best trial") {
   // A one-point grid at Branin's optimum (-pi, 12.275): the value is 0.397887 (spec 2.7).
   using std::numbers::pi;
-  const HyperparameterSpace hps = space({{"x1", double_hp(-pi - 1, -pi + 1, 1)},
-                                         {"x2", double_hp(11.275, 13.275, 1)}});
+  const HyperparameterSpace hps =
+      space({{"x1", double_hp(-pi - 1, -pi + 1, 1)}, {"x2", double_hp(11.275, 13.275, 1)}});
   const RunSummary s = run(GridConfig{.max_length = 5}, 5, 1, {}, hps);
   REQUIRE(s.best_metric.has_value());
   CHECK(std::abs(*s.best_metric - 0.397887) < 1e-6);
@@ -98,7 +104,8 @@ TEST_CASE("engine: the best metric is the workload's value at the best trial") {
 TEST_CASE("engine: the config must provide exactly the workload's inputs") {
   const auto workload = make_workload("mf-branin");
   CHECK_THROWS_WITH_AS(
-      check_workload_parameters(*workload, space({{"x1", double_hp(0, 1)}, {"lr", double_hp(0, 1)}})),
+      check_workload_parameters(*workload,
+                                space({{"x1", double_hp(0, 1)}, {"lr", double_hp(0, 1)}})),
       "the config's hyperparameters do not fit workload 'mf-branin': missing x2; extra lr; it "
       "reads x1 in [-5, 10], x2 in [0, 15]",
       std::invalid_argument);
@@ -131,11 +138,12 @@ TEST_CASE("engine: every value a trial can get must be a number the workload rea
   CHECK(misfit(categorical({-5, 0.5, 10})) == "fits");
   CHECK(misfit(log_hp(-1, 1, 10)) == "fits");  // 0.1 .. 10
   const auto ones = make_workload("counting-ones-1");
-  CHECK_THROWS_WITH_AS(
-      check_workload_parameters(*ones, space({{"cat0", double_hp(0, 1)}, {"cont0", double_hp(0, 1)}})),
-      "the config's hyperparameters do not fit workload 'counting-ones-1': cat0 ranges over [0, 1], "
-      "but the workload reads 0 or 1 there",
-      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(check_workload_parameters(
+                           *ones, space({{"cat0", double_hp(0, 1)}, {"cont0", double_hp(0, 1)}})),
+                       "the config's hyperparameters do not fit workload 'counting-ones-1': cat0 "
+                       "ranges over [0, 1], "
+                       "but the workload reads 0 or 1 there",
+                       std::invalid_argument);
   CHECK_NOTHROW(check_workload_parameters(
       *ones, space({{"cat0", categorical({0, 1})}, {"cont0", double_hp(0, 1)}})));
 }
@@ -146,8 +154,12 @@ TEST_CASE("engine: the workload cost curve charges its fixed part on the first s
   // 8 * (1 - cost(0.5)); one trial trained to the end takes 8 s in all, not 8 * (1 - 0.05).
   CostModel cost;
   cost.workload_cost = true;
-  const AshaConfig config{.max_length = 8, .max_trials = 1, .num_rungs = 2, .divisor = 2,
-                          .max_concurrent_trials = 1, .stop_once = true};
+  const AshaConfig config{.max_length = 8,
+                          .max_trials = 1,
+                          .num_rungs = 2,
+                          .divisor = 2,
+                          .max_concurrent_trials = 1,
+                          .stop_once = true};
   const RunSummary s = run(config, 8, 1, cost);
   CHECK(s.validations_per_length == std::map<std::uint64_t, std::uint64_t>{{4, 1}, {8, 1}});
   CHECK(std::abs(s.wall_time - 8.0) < 1e-9);

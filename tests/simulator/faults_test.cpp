@@ -27,8 +27,8 @@ RunSummary play(const MethodConfig& config, std::uint64_t max_length, RunOptions
 }
 
 const RandomConfig kFourTrials{.max_length = 10, .max_trials = 4, .max_concurrent_trials = 4};
-const AshaConfig kAsha{.max_length = 27, .max_trials = 40, .num_rungs = 3, .divisor = 3,
-                       .max_concurrent_trials = 8};
+const AshaConfig kAsha{
+    .max_length = 27, .max_trials = 40, .num_rungs = 3, .divisor = 3, .max_concurrent_trials = 8};
 
 // No worker runs two launches at once, and no trial runs on two workers at once.
 void check_no_overlap(const RunSummary& s) {
@@ -148,8 +148,8 @@ TEST_CASE("faults: stragglers slow their span by the factor") {
 TEST_CASE("faults: a worker's speed divides every span it runs") {
   RunOptions options{.workers = 3};
   options.cost.worker_sigma = 0.5;
-  const RunSummary s = play(RandomConfig{.max_length = 10, .max_trials = 12, .max_concurrent_trials = 12}, 10,
-                            options);
+  const RunSummary s = play(
+      RandomConfig{.max_length = 10, .max_trials = 12, .max_concurrent_trials = 12}, 10, options);
   REQUIRE(s.timeline.worker_speeds.size() == 3);
   CHECK(s.timeline.worker_speeds[0] != s.timeline.worker_speeds[1]);
   for (const WorkerSpan& span : s.timeline.spans) {
@@ -162,8 +162,12 @@ TEST_CASE("faults: a worker's speed divides every span it runs") {
 TEST_CASE("faults: a per-trial cost factor is the same for every span of the trial") {
   RunOptions options{.workers = 2};
   options.cost.config_sigma = 0.5;
-  const AshaConfig stopping{.max_length = 8, .max_trials = 6, .num_rungs = 3, .divisor = 2,
-                            .max_concurrent_trials = 2, .stop_once = true};
+  const AshaConfig stopping{.max_length = 8,
+                            .max_trials = 6,
+                            .num_rungs = 3,
+                            .divisor = 2,
+                            .max_concurrent_trials = 2,
+                            .stop_once = true};
   const RunSummary s = play(stopping, 8, options);
   // With one launch per trial, a trial's span is factor x the length it reached.
   std::map<std::uint32_t, double> factor;
@@ -203,8 +207,8 @@ TEST_CASE("faults: ASHA's time to a target regret shrinks nearly linearly from 1
   const auto workload = make_workload("mf-hartmann3");
   std::map<std::uint64_t, double> median;
   for (const std::uint64_t workers : {1ULL, 16ULL}) {
-    const CompareResult result = compare_configs({config}, {"asha"}, *workload, 20,
-                                                 RunOptions{.workers = workers}, {}, 0.1);
+    const CompareResult result =
+        compare_configs({config}, {"asha"}, *workload, 20, RunOptions{.workers = workers}, {}, 0.1);
     const Quartiles& q = result.configs.front().time_to_target;
     CHECK(q.runs >= 18);
     REQUIRE(q.median.has_value());

@@ -52,7 +52,9 @@ TEST_CASE("format 1: adaptive_asha, larger is better, continues as the old build
   replay_after_restore("adaptive_larger.json");
 }
 
-TEST_CASE("format 1: grid continues as the old build did") { replay_after_restore("grid.json"); }
+TEST_CASE("format 1: grid continues as the old build did") {
+  replay_after_restore("grid.json");
+}
 
 TEST_CASE("format 1: a direction that disagrees with the config is refused") {
   nlohmann::json session = recorded("adaptive_larger.json");

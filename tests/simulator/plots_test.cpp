@@ -20,10 +20,12 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 RunSummary asha_run(double crash_rate = 0) {
   const HyperparameterSpace branin = space({{"x1", double_hp(-5, 10)}, {"x2", double_hp(0, 15)}});
-  Searcher searcher = make_searcher(
-      AshaConfig{.max_length = 9, .max_trials = 9, .num_rungs = 3, .divisor = 3,
-                 .max_concurrent_trials = 3},
-      branin, 0);
+  Searcher searcher = make_searcher(AshaConfig{.max_length = 9,
+                                               .max_trials = 9,
+                                               .num_rungs = 3,
+                                               .divisor = 3,
+                                               .max_concurrent_trials = 3},
+                                    branin, 0);
   const auto workload = make_workload("mf-branin");
   RunOptions options{.workers = 3, .timeline = true};
   options.faults = {.crash_rate = crash_rate, .max_restarts = 100};
@@ -53,7 +55,8 @@ TEST_CASE("plots: the Gantt chart has one bar per launch, coloured by outcome") 
     completed += s.timeline.trials[span.trial].outcome == TrialOutcome::kCompleted ? 1U : 0U;
   }
   CHECK(completed > 0);
-  CHECK(count(svg.str(), "fill=\"#2ca02c\"><title>") + count(svg.str(), "fill=\"#2ca02c\" stroke") ==
+  CHECK(count(svg.str(), "fill=\"#2ca02c\"><title>") +
+            count(svg.str(), "fill=\"#2ca02c\" stroke") ==
         completed);
   std::ostringstream capped;
   write_worker_gantt_svg(s, 3, "Workers", capped, 2);
@@ -86,14 +89,15 @@ TEST_CASE("plots: rung occupancy draws one line per length, best-so-far one line
 
 TEST_CASE("plots: compare draws a band and a median line per config") {
   const ExperimentConfig config = parse_config(
-      "searcher: {name: random, metric: loss, max_trials: 8, max_length: 4, max_concurrent_trials: 2}\n"
+      "searcher: {name: random, metric: loss, max_trials: 8, max_length: 4, max_concurrent_trials: "
+      "2}\n"
       "hyperparameters:\n"
       "  x1: {type: double, minval: -5, maxval: 10}\n"
       "  x2: {type: double, minval: 0, maxval: 15}\n",
       "random.yaml");
   const auto workload = make_workload("mf-branin");
-  const CompareResult result =
-      compare_configs({config, config}, {"a", "b&c"}, *workload, 5, RunOptions{.workers = 2}, {}, {});
+  const CompareResult result = compare_configs({config, config}, {"a", "b&c"}, *workload, 5,
+                                               RunOptions{.workers = 2}, {}, {});
   CHECK(result.curve_times.size() == 100);
   CHECK(result.configs.front().curve.size() == 100);
   std::ostringstream svg;
@@ -106,8 +110,8 @@ TEST_CASE("plots: compare draws a band and a median line per config") {
 
 TEST_CASE("cli: a progress bar on a terminal, nothing otherwise") {
   const std::string config = std::string(HPSEARCH_SOURCE_DIR) + "/examples/asha_hartmann6.yaml";
-  const std::vector<std::string> args{"run", "--config", config, "--workload", "mf-hartmann6",
-                                      "--workers", "4"};
+  const std::vector<std::string> args{"run",          "--config",  config, "--workload",
+                                      "mf-hartmann6", "--workers", "4"};
   std::istringstream in;
   std::ostringstream out, err;
   CHECK(run_searcher_sim(args, in, out, err, true) == 0);

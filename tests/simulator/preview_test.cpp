@@ -42,8 +42,9 @@ TEST_CASE("preview: the header names the method and the sampler") {
   settings.smaller_is_better = false;
   out.str("");
   print_preview_header(settings, 0, out);
-  CHECK(out.str().starts_with("Using search configuration: searcher 'async_halving', sampler 'gp', "
-                              "metric 'loss' (larger is better)"));
+  CHECK(
+      out.str().starts_with("Using search configuration: searcher 'async_halving', sampler 'gp', "
+                            "metric 'loss' (larger is better)"));
 }
 
 TEST_CASE("preview: an empty grid creates nothing and ends at once") {

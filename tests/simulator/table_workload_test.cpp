@@ -19,7 +19,8 @@ namespace {
 constexpr const char* kHeader = "hp_key,train_frac,f1,f1_std,acc,acc_std,auc,auc_std\n";
 
 fs::path write_table(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("hpsearch-table-test-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hpsearch-table-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / name) << text;
   return dir / name;
@@ -69,15 +70,18 @@ TEST_CASE("workload inputs: a config's values read through the core encoding") {
   const WorkloadInputs inputs(*table, space({{"c", ConstHp{100}},
                                              {"kernel", categorical({"b", "a"})},
                                              {"g", double_hp(0.5, 1.5)}}));
-  CHECK(inputs.read({{"c", 100}, {"kernel", "b"}, {"g", 0.75}}) == std::vector<double>{100, 1, 0.75});
+  CHECK(inputs.read({{"c", 100}, {"kernel", "b"}, {"g", 0.75}}) ==
+        std::vector<double>{100, 1, 0.75});
   CHECK(inputs.read({{"c", 100}, {"kernel", "a"}, {"g", 1.5}}) == std::vector<double>{100, 0, 1.5});
   // Counting ones' binaries as a categorical of numbers listed 1 first: the value, not its index.
   const auto ones = make_counting_ones(1);
-  const WorkloadInputs binary(*ones, space({{"cat0", categorical({1, 0})}, {"cont0", double_hp(0, 1)}}));
+  const WorkloadInputs binary(*ones,
+                              space({{"cat0", categorical({1, 0})}, {"cont0", double_hp(0, 1)}}));
   CHECK(binary.read({{"cat0", 1}, {"cont0", 0.25}}) == std::vector<double>{1, 0.25});
   CHECK(binary.read({{"cat0", 0}, {"cont0", 0.25}}) == std::vector<double>{0, 0.25});
   // A space that does not fit is refused as check_workload_parameters refuses it.
-  CHECK_THROWS_AS(WorkloadInputs(*ones, space({{"cat0", categorical({0, 1})}})), std::invalid_argument);
+  CHECK_THROWS_AS(WorkloadInputs(*ones, space({{"cat0", categorical({0, 1})}})),
+                  std::invalid_argument);
   // A value outside the space is refused by the encoding, naming the hyperparameter.
   CHECK_THROWS_WITH_AS((void)inputs.read({{"c", 100}, {"kernel", "z"}, {"g", 0.75}}),
                        doctest::Contains("kernel"), std::invalid_argument);
@@ -140,14 +144,15 @@ TEST_CASE("table workload: the shipped YAHPO rbv2 tables") {
   CHECK(p[2].choices == std::vector<std::string>{"impute.hist", "impute.mean", "impute.median"});
   // The first listed configuration (data line 2: radial, impute.median; its degree is
   // inactive): acc 0.83267796 at 0.05, 0.8442664 at 0.25.
-  const std::vector<double> first = svm->locate(
-      {55.07756349624877, 2, 2, 0.0010688655367635522, 6659.16924059112, 3});
+  const std::vector<double> first =
+      svm->locate({55.07756349624877, 2, 2, 0.0010688655367635522, 6659.16924059112, 3});
   CHECK(first == std::vector<double>{0});
   CHECK(svm->value(first, 0.05) == doctest::Approx(1 - 0.83267796));
   CHECK(svm->value(first, 0.25) == doctest::Approx(1 - 0.8442664));
   CHECK(make_workload("rbv2-glmnet")->parameters().size() == 3);
   CHECK(make_workload("rbv2-aknn")->parameters().size() == 6);
-  HPSEARCH_CHECK_THROWS_TEXT((void)make_workload("rbv2-svm", "/nonexistent"),
-                             "workload 'rbv2-svm': cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
-                             std::invalid_argument);
+  HPSEARCH_CHECK_THROWS_TEXT(
+      (void)make_workload("rbv2-svm", "/nonexistent"),
+      "workload 'rbv2-svm': cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
+      std::invalid_argument);
 }

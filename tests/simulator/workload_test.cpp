@@ -156,13 +156,14 @@ TEST_CASE("workload: each is called by the name it was asked for, and errors quo
                        "workload 'prior-hartmann-best': unknown mf-prior-bench preset 'best' "
                        "(presets: default, good, moderate, bad, terrible)",
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)make_workload("learning-curves-101"),
-                       "workload 'learning-curves-101': learning-curves needs 1 to 100 inputs, got 101",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      (void)make_workload("learning-curves-101"),
+      "workload 'learning-curves-101': learning-curves needs 1 to 100 inputs, got 101",
+      std::invalid_argument);
   for (const char* unknown : {"counting-ones-0", "learning-curves-06"}) {
-    CHECK_THROWS_WITH_AS((void)make_workload(unknown),
-                         doctest::Contains(("unknown workload '" + std::string(unknown) +
-                                            "' (workloads: ").c_str()),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(
+        (void)make_workload(unknown),
+        doctest::Contains(("unknown workload '" + std::string(unknown) + "' (workloads: ").c_str()),
+        std::invalid_argument);
   }
 }

@@ -31,9 +31,11 @@ inline Run run_program(const std::string& program, const std::string& args,
                        const std::filesystem::path& dir, const std::string& input = "") {
   std::ofstream(dir / "in") << input;
   const std::string command = "'" + program + "' " + args + " < '" + (dir / "in").string() +
-                              "' > '" + (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
+                              "' > '" + (dir / "out").string() + "' 2> '" + (dir / "err").string() +
+                              "'";
   const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"), read_file(dir / "err")};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"),
+          read_file(dir / "err")};
 }
 
 }  // namespace hpsearch::testing

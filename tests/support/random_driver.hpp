@@ -53,7 +53,8 @@ class RandomDriver {
       }
       if (!waiting.empty()) {
         const RequestId id = trials_[waiting[pick(waiting.size())]].id;
-        const ExitedReason reason = chance(0.5) ? ExitedReason::kErrored : ExitedReason::kUserCanceled;
+        const ExitedReason reason =
+            chance(0.5) ? ExitedReason::kErrored : ExitedReason::kUserCanceled;
         send(s, TrialExitedEarly{id, reason}, log);
         close(s, id, log);
         return true;
@@ -162,23 +163,20 @@ void check_restore_property(MakeSearcher make, std::uint32_t seed, std::size_t c
     Searcher s = make();
     RandomDriver driver(seed, options);
     driver.start(s, whole);
-    while (driver.step(s, whole)) {
-    }
+    while (driver.step(s, whole)) {}
     REQUIRE(driver.shut_down());
   }
   std::vector<std::string> resumed;
   Searcher first = make();
   RandomDriver driver(seed, options);
   driver.start(first, resumed);
-  for (std::size_t i = 0; i < cut && driver.step(first, resumed); ++i) {
-  }
+  for (std::size_t i = 0; i < cut && driver.step(first, resumed); ++i) {}
   const std::string saved = first.snapshot().dump();
   Searcher second = make();
   second.restore(nlohmann::json::parse(saved));
   REQUIRE(second.snapshot().dump() == saved);
   REQUIRE(second.progress() == first.progress());
-  while (driver.step(second, resumed)) {
-  }
+  while (driver.step(second, resumed)) {}
   REQUIRE(resumed.size() == whole.size());
   for (std::size_t i = 0; i < whole.size(); ++i) {
     INFO("log line " << i);

@@ -23,7 +23,8 @@ class ReferenceAsha {
     for (std::uint64_t i = 0; i < config.num_rungs; ++i) {
       const double length = static_cast<double>(config.max_length) /
                             std::pow(config.divisor, static_cast<double>(config.num_rungs - 1 - i));
-      rungs_.push_back(RungData{std::max<std::uint64_t>(static_cast<std::uint64_t>(length), 1), {}, 0});
+      rungs_.push_back(
+          RungData{std::max<std::uint64_t>(static_cast<std::uint64_t>(length), 1), {}, 0});
     }
   }
 
@@ -148,7 +149,8 @@ class ReferenceAsha {
       std::size_t k = 0;  // first index with metric >= m
       while (k < n && !(rung.metrics[k].metric >= m)) ++k;
       const bool cont = k < num;
-      rung.metrics.insert(rung.metrics.begin() + static_cast<std::ptrdiff_t>(k), Entry{id, m, cont});
+      rung.metrics.insert(rung.metrics.begin() + static_cast<std::ptrdiff_t>(k),
+                          Entry{id, m, cont});
       if (!early_exit_.contains(id)) {
         if (cont) {
           trial_rungs_[id] = i + 1;

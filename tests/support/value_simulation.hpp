@@ -65,7 +65,8 @@ inline void run_value_simulation(const MethodConfig& config, const Hyperparamete
       if (exited[t]) continue;
       const PredefinedTrial& expected = trials[t];
       INFO("trial " << t + 1);
-      REQUIRE_MESSAGE(consumed[t] < expected.lengths.size(), "ran out of expected ops trying to train");
+      REQUIRE_MESSAGE(consumed[t] < expected.lengths.size(),
+                      "ran out of expected ops trying to train");
       REQUIRE(validate->length == expected.lengths[consumed[t]]);
       const bool last = consumed[t] + 1 == expected.lengths.size();
       if (expected.kind == PredefinedTrial::Kind::kInvalid) {

@@ -13,8 +13,10 @@ const cli::OptionSet& cost_options() {
         .value("--startup", "X", "seconds to launch a trial process (default 0)")
         .value("--checkpoint", "X", "seconds to save a pausing trial (default 0)")
         .value("--restore", "X", "seconds to restore a resuming or restarted trial (default 0)")
-        .value("--noise", "X", "lognormal noise on each training span, sigma of the log (default 0)")
-        .value("--config-spread", "X", "lognormal cost factor per trial, sigma of the log (default 0)")
+        .value("--noise", "X",
+               "lognormal noise on each training span, sigma of the log (default 0)")
+        .value("--config-spread", "X",
+               "lognormal cost factor per trial, sigma of the log (default 0)")
         .value("--worker-spread", "X", "lognormal speed per worker, sigma of the log (default 0)")
         .value("--stragglers", "P", "probability that a training span straggles (default 0)")
         .value("--straggler-factor", "F", "how many times slower a straggling span is (default 5)")
@@ -22,7 +24,8 @@ const cli::OptionSet& cost_options() {
                "crashes per virtual second of training (default 0); a crashed\n"
                "trial loses the work since its last validation and restarts from\n"
                "that checkpoint, up to --max-restarts times, then exits errored")
-        .value("--max-restarts", "N", "restarts per trial (default: the config's max_restarts, else 5)")
+        .value("--max-restarts", "N",
+               "restarts per trial (default: the config's max_restarts, else 5)")
         .value("--noise-seed", "N", "seed of all the randomness above (default 0)");
     return o;
   }();

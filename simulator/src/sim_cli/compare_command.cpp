@@ -11,7 +11,8 @@
 namespace hpsearch::sim_cli {
 namespace {
 
-constexpr const char* kAbout = R"(searcher-sim compare --configs A.yaml B.yaml ... --workload NAME --workers N --seeds K [options]
+constexpr const char* kAbout =
+    R"(searcher-sim compare --configs A.yaml B.yaml ... --workload NAME --workers N --seeds K [options]
 
 Simulates each config with search seeds 0..K-1 (as `run` does; the noise seeded alike) and
 prints, per config, the median and quartiles [q1, q3] of the best metric found by fixed
@@ -28,8 +29,10 @@ const cli::OptionSet& options() {
         .value("--workload", "NAME", "required (see 'searcher-sim help run')")
         .value("--workers", "N", "simulated workers, required")
         .value("--seeds", "K", "runs per config (default 10)")
-        .value("--times", "T1,T2,...", "virtual times to report (default: 25/50/75/100% of the longest run)")
-        .value("--target", "X", "also report the time until the best (regret) first reaches X or less")
+        .value("--times", "T1,T2,...",
+               "virtual times to report (default: 25/50/75/100% of the longest run)")
+        .value("--target", "X",
+               "also report the time until the best (regret) first reaches X or less")
         .value("--out", "DIR",
                "write compare.csv, compare.json and compare.svg (median and quartile\n"
                "band of each config over time) there")
@@ -78,14 +81,17 @@ void write_compare_files(const std::filesystem::path& dir, const CompareResult& 
 
 }  // namespace
 
-std::string compare_help() { return kAbout + options().help(); }
+std::string compare_help() {
+  return kAbout + options().help();
+}
 
 SimCommand parse_compare(std::vector<std::string> args) {
   // --configs takes every following argument up to the next option.
   std::vector<std::string> config_paths;
   for (auto it = args.begin(); it != args.end(); ++it) {
     if (*it != "--configs") continue;
-    auto end = std::find_if(it + 1, args.end(), [](const std::string& a) { return a.starts_with("--"); });
+    auto end =
+        std::find_if(it + 1, args.end(), [](const std::string& a) { return a.starts_with("--"); });
     config_paths.assign(it + 1, end);
     args.erase(it, end);
     break;
@@ -119,11 +125,13 @@ int run(const CompareCommand& command, const Io& io) {
     names.push_back(std::filesystem::path(path).filename().string());
   }
   cli::ProgressBar bar(io.err, io.err_is_terminal, "comparing");
-  if (bar.enabled()) options.on_progress = [&bar](double progress, double now) { bar.draw(progress, now); };
+  if (bar.enabled())
+    options.on_progress = [&bar](double progress, double now) { bar.draw(progress, now); };
   const CompareResult result =
       compare_configs(configs, names, *workload, seeds, options, command.times, command.target);
   const nlohmann::json json = compare_json(result, *workload, options.workers);
-  if (command.out) write_compare_files(output_directory(*command.out), result, json, *workload, options.workers);
+  if (command.out)
+    write_compare_files(output_directory(*command.out), result, json, *workload, options.workers);
   std::ostream& out = io.out;
   if (command.json) {
     out << json_line(json) << '\n';
@@ -139,8 +147,9 @@ int run(const CompareCommand& command, const Io& io) {
           << c.at_times[i].runs << '/' << seeds << ")\n";
     }
     if (command.target) {
-      out << "  time to " << (result.regret ? "regret" : "best") << " <= " << *command.target << ": "
-          << shown(c.time_to_target) << " s (" << c.time_to_target.runs << '/' << seeds << ")\n";
+      out << "  time to " << (result.regret ? "regret" : "best") << " <= " << *command.target
+          << ": " << shown(c.time_to_target) << " s (" << c.time_to_target.runs << '/' << seeds
+          << ")\n";
     }
   }
   return cli::kExitOk;

@@ -48,12 +48,14 @@ const cli::OptionSet& options() {
   static const cli::OptionSet set = [] {
     cli::OptionSet o("drive");
     o.value("--config", "FILE", "experiment config (YAML or JSON), required")
-        .value("--seed", "N", "search seed in [0, 4294967295]; overrides reproducibility.experiment_seed")
-        .flag("--explain",
-              "add \"explain\" to each validate_after and close that ASHA decided, e.g.\n"
-              "{\"reason\":\"stopped\",\"rung\":0,\"length\":1000,\"rank\":7,\"of\":9,\"cutoff\":2,\n"
-              " \"metric\":0.41,\"text\":\"ranked 7 of 9 at rung 0 (length 1000); only the\n"
-              " top 2 continue\"}")
+        .value("--seed", "N",
+               "search seed in [0, 4294967295]; overrides reproducibility.experiment_seed")
+        .flag(
+            "--explain",
+            "add \"explain\" to each validate_after and close that ASHA decided, e.g.\n"
+            "{\"reason\":\"stopped\",\"rung\":0,\"length\":1000,\"rank\":7,\"of\":9,\"cutoff\":2,\n"
+            " \"metric\":0.41,\"text\":\"ranked 7 of 9 at rung 0 (length 1000); only the\n"
+            " top 2 continue\"}")
         .flag("--help", "this text");
     return o;
   }();
@@ -62,7 +64,9 @@ const cli::OptionSet& options() {
 
 }  // namespace
 
-std::string drive_help() { return kAbout + options().help(); }
+std::string drive_help() {
+  return kAbout + options().help();
+}
 
 SimCommand parse_drive(const std::vector<std::string>& args) {
   const cli::Args parsed = options().parse(args);

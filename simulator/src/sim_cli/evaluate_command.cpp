@@ -8,7 +8,8 @@
 namespace hpsearch::sim_cli {
 namespace {
 
-constexpr const char* kAbout = R"(searcher-sim evaluate --workload NAME --point V1,V2,... [--fidelity Z]
+constexpr const char* kAbout =
+    R"(searcher-sim evaluate --workload NAME --point V1,V2,... [--fidelity Z]
 
 Prints a workload's noise-free value at one configuration, to check it or to reimplement it
 elsewhere: the values are the workload's inputs in the order 'searcher-sim run' lists them
@@ -33,7 +34,9 @@ const cli::OptionSet& options() {
 
 }  // namespace
 
-std::string evaluate_help() { return kAbout + options().help(); }
+std::string evaluate_help() {
+  return kAbout + options().help();
+}
 
 SimCommand parse_evaluate(const std::vector<std::string>& args) {
   const cli::Args parsed = options().parse(args);
@@ -68,7 +71,8 @@ int run(const EvaluateCommand& command, const Io& io) {
     if (!p.choices.empty()) {
       const auto choice = std::find(p.choices.begin(), p.choices.end(), items[j]);
       if (choice == p.choices.end()) {
-        throw UsageError("--point: " + p.name + " must be one of its choices, got '" + items[j] + "'");
+        throw UsageError("--point: " + p.name + " must be one of its choices, got '" + items[j] +
+                         "'");
       }
       x.push_back(static_cast<double>(choice - p.choices.begin()));  // a table reads the index
     } else {

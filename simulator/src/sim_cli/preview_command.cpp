@@ -33,8 +33,9 @@ const cli::OptionSet& options() {
                "write every step as a JSON line {\"in\": event, \"out\": answer}; the\n"
                "\"in\" lines replay through `searcher-sim drive` with the same answers")
         .flag("--help", "this text")
-        .heading("With workers (what Determined's preview cannot tell; cost is linear: a preview has\n"
-                 "no workload):")
+        .heading(
+            "With workers (what Determined's preview cannot tell; cost is linear: a preview has\n"
+            "no workload):")
         .value("--workers", "N",
                "play the search on N simulated workers in virtual time instead, and\n"
                "add the wall time, worker utilisation and training units; trials then\n"
@@ -47,7 +48,9 @@ const cli::OptionSet& options() {
 
 }  // namespace
 
-std::string preview_help() { return kAbout + options().help(); }
+std::string preview_help() {
+  return kAbout + options().help();
+}
 
 SimCommand parse_preview(const std::vector<std::string>& args) {
   const cli::Args parsed = options().parse(args);
@@ -58,15 +61,20 @@ SimCommand parse_preview(const std::vector<std::string>& args) {
       if (parsed.has(option.name)) throw UsageError(option.name + ": needs --workers N");
     }
   } else if (parsed.has("--order")) {
-    throw UsageError("--order: not with --workers (trials act in the order their training finishes)");
+    throw UsageError(
+        "--order: not with --workers (trials act in the order their training finishes)");
   }
   PreviewCommand command;
-  command.preview.order = parsed.choice<PickOrder>(
-      "--order", {{"fifo", PickOrder::kFifo}, {"random", PickOrder::kRandom}}).value_or(PickOrder::kFifo);
-  command.preview.metric = parsed.choice<PreviewMetric>(
-      "--metric", {{"constant", PreviewMetric::kConstant},
-                   {"random", PreviewMetric::kRandom},
-                   {"trial-id", PreviewMetric::kTrialId}}).value_or(PreviewMetric::kConstant);
+  command.preview.order = parsed
+                              .choice<PickOrder>("--order", {{"fifo", PickOrder::kFifo},
+                                                             {"random", PickOrder::kRandom}})
+                              .value_or(PickOrder::kFifo);
+  command.preview.metric =
+      parsed
+          .choice<PreviewMetric>("--metric", {{"constant", PreviewMetric::kConstant},
+                                              {"random", PreviewMetric::kRandom},
+                                              {"trial-id", PreviewMetric::kTrialId}})
+          .value_or(PreviewMetric::kConstant);
   command.preview.seed = parsed.seed("--metric-seed").value_or(0);
   if (on_workers) command.workers = run_options(parsed);
   command.config = parsed.required("--config");
@@ -97,7 +105,8 @@ int run(const PreviewCommand& command, const Io& io) {
   }
   std::ostream& out = io.out;
   if (command.json) {
-    out << json_line(preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr)) << '\n';
+    out << json_line(preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr))
+        << '\n';
     return cli::kExitOk;
   }
   const std::string unit = searcher.max_length.unit;
@@ -105,13 +114,14 @@ int run(const PreviewCommand& command, const Io& io) {
   print_preview_table(result, unit, out);
   if (on_workers) {
     const RunSummary& s = figures->summary;
-    out << "\nOn " << figures->workers << " simulated worker(s) at " << on_workers->cost.seconds_per_unit
-        << " s per length unit" << (unit.empty() ? "" : " (" + unit + ")") << ": wall time " << s.wall_time
+    out << "\nOn " << figures->workers << " simulated worker(s) at "
+        << on_workers->cost.seconds_per_unit << " s per length unit"
+        << (unit.empty() ? "" : " (" + unit + ")") << ": wall time " << s.wall_time
         << " s, utilisation " << std::round(s.utilisation * 1000) / 10 << "%, training units "
         << s.training_units << '\n';
     if (s.crashes > 0) {
-      out << "crashes " << s.crashes << "; trials errored after their restarts "
-          << s.errored_trials << '\n';
+      out << "crashes " << s.crashes << "; trials errored after their restarts " << s.errored_trials
+          << '\n';
     }
   }
   return cli::kExitOk;

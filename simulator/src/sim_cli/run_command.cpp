@@ -10,7 +10,8 @@
 namespace hpsearch::sim_cli {
 namespace {
 
-constexpr const char* kAbout = R"(searcher-sim run --config FILE --workload NAME --workers N [options]
+constexpr const char* kAbout =
+    R"(searcher-sim run --config FILE --workload NAME --workers N [options]
 
 Plays the whole search on N simulated workers in virtual time: a trial holds a worker while it
 trains, checkpoints and frees it when it waits for a decision, and restores when it resumes;
@@ -70,7 +71,8 @@ void print_run_summary(const RunSummary& s, const std::string& method, const std
   } else {
     out << "no trial reached max_length\n";
   }
-  if (s.first_full_length_at) out << "first trial at max_length after " << *s.first_full_length_at << " s\n";
+  if (s.first_full_length_at)
+    out << "first trial at max_length after " << *s.first_full_length_at << " s\n";
   out << "trials created " << s.trials_created << "; validations per length:";
   for (const auto& [length, count] : s.validations_per_length) out << ' ' << length << ':' << count;
   out << "\ntraining units " << s.training_units << "; wall time " << s.wall_time
@@ -79,7 +81,10 @@ void print_run_summary(const RunSummary& s, const std::string& method, const std
     out << "crashes " << s.crashes << "; trials errored after their restarts " << s.errored_trials
         << "; training lost " << s.lost_seconds << " s\n";
   }
-  out << "shutdown: " << (s.shutdown.failure ? "failed" : s.shutdown.cancel ? "canceled" : "completed")
+  out << "shutdown: "
+      << (s.shutdown.failure  ? "failed"
+          : s.shutdown.cancel ? "canceled"
+                              : "completed")
       << '\n';
 }
 
@@ -116,7 +121,9 @@ void write_run_files(const std::filesystem::path& dir, const RunSummary& summary
 
 }  // namespace
 
-std::string run_help() { return kAbout + options().help() + kAfter; }
+std::string run_help() {
+  return kAbout + options().help() + kAfter;
+}
 
 SimCommand parse_run(const std::vector<std::string>& args) {
   const cli::Args parsed = options().parse(args);
@@ -146,7 +153,8 @@ int run(const RunCommand& command, const Io& io) {
     options.timeline = true;
   }
   cli::ProgressBar bar(io.err, io.err_is_terminal, "simulating");
-  if (bar.enabled()) options.on_progress = [&bar](double progress, double now) { bar.draw(progress, now); };
+  if (bar.enabled())
+    options.on_progress = [&bar](double progress, double now) { bar.draw(progress, now); };
   const RunSummary summary = run_config(loaded.config, loaded.seed, *workload, options);
   const nlohmann::json json = run_json(summary, loaded.seed, *workload, options.workers);
   const std::string method = method_name(loaded.config.searcher.method);

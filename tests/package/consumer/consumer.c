@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
     hpsearch_string_free(error);
     return 1;
   }
-  if (hpsearch_searcher_feed(searcher, "{\"event\":\"initial_operations\"}", &answer) != HPSEARCH_OK) {
+  if (hpsearch_searcher_feed(searcher, "{\"event\":\"initial_operations\"}", &answer) !=
+      HPSEARCH_OK) {
     fprintf(stderr, "%s\n", hpsearch_searcher_last_error(searcher));
     return 1;
   }

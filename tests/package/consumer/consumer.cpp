@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "hpsearch/config/config.hpp"
 #include "hpsearch/config/catalog.hpp"
+#include "hpsearch/config/config.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 int main(int argc, char** argv) {

@@ -120,8 +120,8 @@ class Args {
   [[nodiscard]] std::optional<double> probability(const std::string& name) const;
   /// One of the named choices, if given.
   template <class T>
-  [[nodiscard]] std::optional<T> choice(const std::string& name,
-                                        const std::vector<std::pair<std::string, T>>& choices) const {
+  [[nodiscard]] std::optional<T> choice(
+      const std::string& name, const std::vector<std::pair<std::string, T>>& choices) const {
     const std::optional<std::string> text = value(name);
     if (!text) return std::nullopt;
     std::string names;
@@ -140,7 +140,7 @@ class Args {
   std::map<std::string, std::vector<std::string>> repeated_;
   std::set<std::string> flags_;
   std::map<std::string, std::string> placeholders_;
-  std::map<std::string, std::string> arguments_;       ///< placeholder -> the value given
+  std::map<std::string, std::string> arguments_;      ///< placeholder -> the value given
   std::map<std::string, std::string> argument_help_;  ///< placeholder -> its help (for the error)
 };
 

@@ -49,7 +49,8 @@ using Searcher = BasicSearcher<AnyMethod, AnySampler>;
 
 /// The sampler a config describes over a space. Throws std::length_error for a grid too large
 /// to count (load_config refuses such configs first).
-[[nodiscard]] AnySampler make_sampler(const SamplerConfig& config, const HyperparameterSpace& space);
+[[nodiscard]] AnySampler make_sampler(const SamplerConfig& config,
+                                      const HyperparameterSpace& space);
 /// The method a config describes. `capacity`, the sampler's number of distinct
 /// configurations (the grid's size), caps max_trials and is the grid method's trial count.
 [[nodiscard]] AnyMethod make_method(const MethodConfig& config,

@@ -30,9 +30,8 @@ struct Bracket {
 
 /// Trials per bracket: `w_i = d^(r_i-1) / r_i`, `t_i = max(int(w_i / sum(w) * T), 1)`, the
 /// remainder to the first bracket (Determined's getBracketMaxTrials).
-[[nodiscard]] std::vector<std::uint64_t> bracket_max_trials(std::uint64_t max_trials,
-                                                            double divisor,
-                                                            const std::vector<std::uint64_t>& rungs);
+[[nodiscard]] std::vector<std::uint64_t> bracket_max_trials(
+    std::uint64_t max_trials, double divisor, const std::vector<std::uint64_t>& rungs);
 
 /// Concurrency per bracket (getBracketMaxConcurrentTrials): with 0, each bracket gets
 /// max(t of the last bracket, int(d)); else max(C, brackets) spread evenly, the first brackets

@@ -18,8 +18,7 @@ namespace hpsearch {
 /// The absolute length of each rung: `max(uint64(max_length / divisor^(R-1-i)), 1)` for
 /// i = 0..R-1 (float power, truncation), as Determined computes them.
 [[nodiscard]] std::vector<std::uint64_t> asha_rung_lengths(std::uint64_t max_length,
-                                                           std::uint64_t num_rungs,
-                                                           double divisor);
+                                                           std::uint64_t num_rungs, double divisor);
 
 /// ASHA. Promotion variant (`stop_once: false`): each report ranks the trial in its rung;
 /// the rung promotes its top 1/divisor as it grows (a newcomer goes after equal metrics),
@@ -67,7 +66,7 @@ class AshaSearch {
 
   struct Trial {
     RequestId id;
-    std::uint32_t global = 0;         // the search-wide dense index
+    std::uint32_t global = 0;  // the search-wide dense index
     std::uint32_t rung = 0;
     std::uint32_t last_entry = kNone;  // newest of its rung entries (a list through EntryLink)
     bool early_exited = false;
@@ -90,7 +89,7 @@ class AshaSearch {
 
   // What a report below the top rung did under promotion ASHA.
   struct RungStep {
-    bool added = false;  // a ValidateAfter moved some trial up
+    bool added = false;                              // a ValidateAfter moved some trial up
     std::optional<std::uint32_t> stopped_promotion;  // promoted, but the trial already stopped
   };
 
@@ -108,8 +107,8 @@ class AshaSearch {
   void add_trial(const RequestId& id, std::uint32_t global);
   [[nodiscard]] std::uint32_t local(std::uint32_t global) const;
   [[nodiscard]] Explanation explain(Explanation::Reason reason, std::uint64_t rung,
-                                    std::uint64_t rank, std::uint64_t size,
-                                    std::uint64_t cutoff, double metric) const;
+                                    std::uint64_t rank, std::uint64_t size, std::uint64_t cutoff,
+                                    double metric) const;
   [[nodiscard]] std::uint64_t valid_trials() const { return trials_.size() - invalid_trials_; }
 
   AshaConfig config_;

@@ -77,14 +77,14 @@ class Rung {
   // The block and offset of rank `index`.
   [[nodiscard]] std::pair<std::size_t, std::size_t> locate(std::size_t index) const;
   [[nodiscard]] std::size_t items_before(std::size_t block) const;  // Fenwick prefix sum
-  void add_count(std::size_t block, std::int64_t delta);           // Fenwick update
+  void add_count(std::size_t block, std::int64_t delta);            // Fenwick update
   void rebuild_counts();
   void refresh_max(std::size_t block);
 
   TiePolicy policy_;
   std::vector<std::vector<Item>> blocks_;
-  std::vector<Key> block_max_;            // largest key of each block
-  std::vector<std::int64_t> fenwick_;     // block sizes, 1-based Fenwick tree
+  std::vector<Key> block_max_;         // largest key of each block
+  std::vector<std::int64_t> fenwick_;  // block sizes, 1-based Fenwick tree
   std::size_t size_ = 0;
   std::int64_t next_sequence_ = 1;
 };

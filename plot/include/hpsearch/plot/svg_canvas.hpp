@@ -42,8 +42,8 @@ class Canvas {
   void axes(bool y_ticks = true);
   /// A step line through the points (value holds until the next point), extended to x1.
   void step_line(const std::vector<std::pair<double, double>>& points, const char* colour);
-  void band(const std::vector<double>& xs, const std::vector<double>& lower, const std::vector<double>& upper,
-            const char* colour);
+  void band(const std::vector<double>& xs, const std::vector<double>& lower,
+            const std::vector<double>& upper, const char* colour);
   void line(const std::vector<double>& xs, const std::vector<double>& ys, const char* colour);
   /// Points drawn as small circles (single observations a line would hide).
   void dots(const std::vector<double>& xs, const std::vector<double>& ys, const char* colour);

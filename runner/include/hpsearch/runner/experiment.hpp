@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <map>
-#include <string>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "hpsearch/runner/launcher.hpp"
 #include "hpsearch/runner/slurm_launcher.hpp"
@@ -39,17 +39,17 @@ struct LaunchSettings {
 [[nodiscard]] std::unique_ptr<Launcher> make_launcher(const LaunchSettings& settings);
 
 struct RunnerOptions {
-  std::uint64_t slots = 1;               ///< trials running at once
+  std::uint64_t slots = 1;  ///< trials running at once
   /// Journal records between snapshots (at least as many as there are trials, so that
   /// snapshots, O(trials) each, cost O(1) per event amortised).
   std::uint64_t snapshot_every = 64;
-  double pause_seconds = 30;             ///< how long trials get to pause after SIGINT/SIGTERM
+  double pause_seconds = 30;  ///< how long trials get to pause after SIGINT/SIGTERM
   /// A running trial that sends no report line for longer than this (seconds) is killed with
   /// its processes and restarted from its latest checkpoint, as a failure; 0: never. Unset:
   /// never for a new run, and what the run was given for a resumed one (run.json keeps it).
   std::optional<double> trial_timeout;
-  bool terminal = false;                 ///< stderr is a terminal: one live status line
-  LaunchSettings launch;                 ///< must name the launcher the run is given
+  bool terminal = false;  ///< stderr is a terminal: one live status line
+  LaunchSettings launch;  ///< must name the launcher the run is given
   /// In the experiment store: a trial's global id from its request id and creation index
   /// (1-based), given to it as HPSEARCH_TRIAL_ID; the same answer for the same trial on resume.
   /// Empty outside the store: the id is the creation index.
@@ -100,15 +100,16 @@ class RunnerSetupError : public RunnerError {
 /// Starts a new experiment in `directory` (created; must be empty or absent) from the config
 /// file, with trials running in `context` (their working directory). Throws ConfigError,
 /// RunnerSetupError, RunnerError.
-RunOutcome start_experiment(const std::filesystem::path& config, const std::filesystem::path& directory,
-                        const std::filesystem::path& context, std::optional<std::uint32_t> seed,
-                        const RunnerOptions& options, Launcher& launcher, std::ostream& out,
-                        std::ostream& err);
+RunOutcome start_experiment(const std::filesystem::path& config,
+                            const std::filesystem::path& directory,
+                            const std::filesystem::path& context, std::optional<std::uint32_t> seed,
+                            const RunnerOptions& options, Launcher& launcher, std::ostream& out,
+                            std::ostream& err);
 
 /// Continues the experiment in `directory`: restores the snapshot, replays the journal
 /// (checking every replayed answer against the recorded one) and relaunches every trial with
 /// an outstanding operation from its latest checkpoint.
 RunOutcome resume_experiment(const std::filesystem::path& directory, const RunnerOptions& options,
-                         Launcher& launcher, std::ostream& out, std::ostream& err);
+                             Launcher& launcher, std::ostream& out, std::ostream& err);
 
 }  // namespace hpsearch

@@ -16,12 +16,12 @@
 namespace hpsearch {
 
 struct LaunchSpec {
-  std::string command;                         ///< run by /bin/sh -c
+  std::string command;  ///< run by /bin/sh -c
   std::filesystem::path working_directory;
   std::map<std::string, std::string> environment;  ///< added to (and overriding) the runner's
-  std::filesystem::path log;                   ///< stdout and stderr are appended here
-  std::uint64_t slots = 1;                     ///< CPUs the trial needs (a cluster launcher reserves them)
-  std::string marker;                          ///< "NAME=VALUE" naming the experiment (for kill_leftovers)
+  std::filesystem::path log;                       ///< stdout and stderr are appended here
+  std::uint64_t slots = 1;  ///< CPUs the trial needs (a cluster launcher reserves them)
+  std::string marker;       ///< "NAME=VALUE" naming the experiment (for kill_leftovers)
 };
 
 /// Why a trial's process ended, beyond its exit status: a cluster scheduler can end a job for
@@ -36,11 +36,14 @@ enum class EndCause {
 
 /// How a process ended.
 struct ExitStatus {
-  int code = 0;       ///< exit code, if it exited
-  int signal = 0;     ///< the signal that killed it, else 0
+  int code = 0;    ///< exit code, if it exited
+  int signal = 0;  ///< the signal that killed it, else 0
   EndCause cause = EndCause::kExited;
-  std::string detail;  ///< the scheduler's words for a cause other than kExited ("Slurm job 7 TIMEOUT")
-  [[nodiscard]] bool success() const { return cause == EndCause::kExited && signal == 0 && code == 0; }
+  std::string
+      detail;  ///< the scheduler's words for a cause other than kExited ("Slurm job 7 TIMEOUT")
+  [[nodiscard]] bool success() const {
+    return cause == EndCause::kExited && signal == 0 && code == 0;
+  }
   /// "exit code 1", "killed by signal 9 (SIGKILL)", or the detail.
   [[nodiscard]] std::string describe() const;
 };

@@ -67,8 +67,12 @@ class Supervisor {
   /// token that launch was given (its connections, new or renewed, say it).
   void adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> process, const std::string& token);
   /// A running trial's process and its launch's token.
-  [[nodiscard]] const TrialProcess& process(std::uint32_t trial) const { return *live_.at(trial).process; }
-  [[nodiscard]] const std::string& token(std::uint32_t trial) const { return live_.at(trial).token; }
+  [[nodiscard]] const TrialProcess& process(std::uint32_t trial) const {
+    return *live_.at(trial).process;
+  }
+  [[nodiscard]] const std::string& token(std::uint32_t trial) const {
+    return live_.at(trial).token;
+  }
 
   /// Writes a command line to a running trial: on its descriptor 3 and on each of its
   /// connections; a connection made later gets every command of the launch first, so no
@@ -109,7 +113,8 @@ class Supervisor {
     bool oversized = false;
     std::vector<Connection> connections;
     std::string commands;  // every command sent to this launch, for late connections
-    std::optional<std::chrono::steady_clock::time_point> heard;  // last line or connection; none: not timed yet
+    std::optional<std::chrono::steady_clock::time_point>
+        heard;  // last line or connection; none: not timed yet
   };
   void read_reports(std::uint32_t trial);
   // Reads what a connection has; false once it is closed (then the caller drops it).

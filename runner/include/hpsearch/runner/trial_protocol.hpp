@@ -7,36 +7,36 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <optional>
 #include <variant>
 
-#include "hpsearch/searcher/printable.hpp"
 #include "hpsearch/searcher/event.hpp"
+#include "hpsearch/searcher/printable.hpp"
 
 namespace hpsearch {
 
 /// Runner to trial.
-struct TrainCommand {       ///< {"op":"validate_after","length":L}: train to total length L, validate
+struct TrainCommand {  ///< {"op":"validate_after","length":L}: train to total length L, validate
   std::uint64_t length = 0;
 };
-struct CloseCommand {};     ///< {"op":"close"}: the trial is done; exit 0
-struct PauseCommand {};     ///< {"op":"pause"}: checkpoint (if not already) and exit 0
+struct CloseCommand {};  ///< {"op":"close"}: the trial is done; exit 0
+struct PauseCommand {};  ///< {"op":"pause"}: checkpoint (if not already) and exit 0
 using TrialCommand = std::variant<TrainCommand, CloseCommand, PauseCommand>;
 
 [[nodiscard]] std::string command_line(const TrialCommand& command);  ///< with the newline
 
 /// Trial to runner.
-struct ProgressReport {      ///< {"type":"progress","units":X} or {"type":"progress","fraction":F}
+struct ProgressReport {  ///< {"type":"progress","units":X} or {"type":"progress","fraction":F}
   std::optional<double> units;     ///< total units trained so far
   std::optional<double> fraction;  ///< or the fraction of the trial done (0 to 1)
 };
-struct ValidationReport {    ///< {"type":"validation","length":L,"metrics":{...}}
+struct ValidationReport {  ///< {"type":"validation","length":L,"metrics":{...}}
   std::uint64_t length = 0;
-  double metric = 0;         ///< the searcher's metric, taken from metrics
-  nlohmann::json metrics;    ///< every metric the trial reported
+  double metric = 0;       ///< the searcher's metric, taken from metrics
+  nlohmann::json metrics;  ///< every metric the trial reported
 };
 /// A stored checkpoint: {"type":"checkpoint","path":P,"length":L} (a directory), or
 /// {"type":"checkpoint","storage_id":U,"steps_completed":N,"metadata":{...}} (in the
@@ -47,7 +47,7 @@ struct CheckpointReport {
   std::string storage_id;
   nlohmann::json metadata;
 };
-struct InvalidHpReport {     ///< {"type":"invalid_hp","reason":"..."}: the hyperparameters cannot work
+struct InvalidHpReport {  ///< {"type":"invalid_hp","reason":"..."}: the hyperparameters cannot work
   std::string reason;
 };
 /// {"type":"metrics","group":G,"steps_completed":N,"metrics":{...}}: metrics to keep (and, when
@@ -57,10 +57,10 @@ struct MetricsReport {
   std::uint64_t steps_completed = 0;
   nlohmann::json metrics;
 };
-struct StatusReport {        ///< {"type":"status","text":"..."}: what the trial is doing
+struct StatusReport {  ///< {"type":"status","text":"..."}: what the trial is doing
   std::string text;
 };
-struct EarlyExitReport {     ///< {"type":"early_exit","reason":"invalid_hp"|"user_requested_stop"}
+struct EarlyExitReport {  ///< {"type":"early_exit","reason":"invalid_hp"|"user_requested_stop"}
   ExitedReason reason = ExitedReason::kUserRequestedStop;
 };
 /// {"type":"request","id":K,"what":W}: answered on the trial's connection with {"reply":K,...}.
@@ -75,9 +75,9 @@ struct AcknowledgementReport {  ///< {"type":"preemption_acknowledged"}
 struct CheckpointDeletedReport {  ///< {"type":"checkpoint_deleted","storage_id":U}
   std::string storage_id;
 };
-using TrialReport = std::variant<ProgressReport, ValidationReport, CheckpointReport, InvalidHpReport,
-                                 MetricsReport, StatusReport, EarlyExitReport, RequestReport,
-                                 AcknowledgementReport, CheckpointDeletedReport>;
+using TrialReport = std::variant<ProgressReport, ValidationReport, CheckpointReport,
+                                 InvalidHpReport, MetricsReport, StatusReport, EarlyExitReport,
+                                 RequestReport, AcknowledgementReport, CheckpointDeletedReport>;
 
 /// A line that breaks the protocol: what was wrong with it, as one printable line (the
 /// trial's own text in it has its control characters shown as \xNN).

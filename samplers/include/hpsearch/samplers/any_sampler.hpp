@@ -24,8 +24,8 @@ class AnySampler {
   /// Built in place from one sampler (moving a whole variant in makes g++ 12 with
   /// sanitizers warn, falsely, that the grid alternative may be uninitialised).
   template <class S>
-    requires(!std::is_same_v<std::decay_t<S>, AnySampler> && Sampler<std::decay_t<S>>)
-  explicit AnySampler(S&& sampler)
+  requires(!std::is_same_v<std::decay_t<S>, AnySampler> &&
+           Sampler<std::decay_t<S>>) explicit AnySampler(S&& sampler)
       : sampler_(std::in_place_type<std::decay_t<S>>, std::forward<S>(sampler)),
         learns_(std::visit([](const auto& s) { return s.learns(); }, sampler_)) {}
 

@@ -20,7 +20,7 @@ namespace hpsearch {
 namespace sampler_detail {
 struct GpCache;
 struct GpHyper;
-}
+}  // namespace sampler_detail
 
 /// GP-BO with the training length as an input (MOBSTER-style under ASHA): every observation
 /// is a row (point, fidelity) -> metric, the fidelity log(length) / log(longest length seen), so

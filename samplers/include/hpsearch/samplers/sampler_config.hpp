@@ -44,8 +44,8 @@ struct TpeConfig {
 
 /// `gp`: Gaussian-process Bayesian optimisation (Matern-5/2 ARD kernel, expected improvement).
 struct GpConfig {
-  ModelOptions model{.random_fraction = 0.05, .min_observations = 0, .max_observations = 256,
-                     .candidates = 256};
+  ModelOptions model{
+      .random_fraction = 0.05, .min_observations = 0, .max_observations = 256, .candidates = 256};
   /// The most observations the kernel's hyperparameters are fitted on (marginal likelihood).
   std::uint64_t fit_observations = 96;
   /// Refit the hyperparameters once there are this many times the observations of the last fit.

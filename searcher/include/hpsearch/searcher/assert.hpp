@@ -16,8 +16,7 @@ namespace hpsearch::detail {
 }  // namespace hpsearch::detail
 
 // NOLINTNEXTLINE(cppcoreguidelines-macro-usage): needs __FILE__/__LINE__ of the caller.
-#define HPSEARCH_ASSERT(condition, message)                                              \
-  do {                                                                                   \
-    if (!(condition)) ::hpsearch::detail::assert_failed(#condition, __FILE__, __LINE__, \
-                                                        message);                        \
+#define HPSEARCH_ASSERT(condition, message)                                                       \
+  do {                                                                                            \
+    if (!(condition)) ::hpsearch::detail::assert_failed(#condition, __FILE__, __LINE__, message); \
   } while (false)

@@ -60,8 +60,8 @@ struct TrialClosed {
   friend bool operator==(const TrialClosed&, const TrialClosed&) = default;
 };
 
-using Event = std::variant<TrialCreated, ValidationCompleted, TrialProgress, TrialExitedEarly,
-                           TrialClosed>;
+using Event =
+    std::variant<TrialCreated, ValidationCompleted, TrialProgress, TrialExitedEarly, TrialClosed>;
 
 /// The protocol name of an event, e.g. "validation_completed".
 [[nodiscard]] std::string_view event_name(const Event& event);

@@ -16,11 +16,11 @@ namespace hpsearch {
 /// Decisions never depend on it.
 struct Explanation {
   enum class Reason {
-    kPromoted,         ///< ranked within the rung's top and sent to the next rung
-    kContinued,        ///< stopping ASHA: ranked within the top, keeps training
-    kStopped,          ///< stopping ASHA: ranked below the top
-    kNotPromoted,      ///< promotion ASHA: its rung is settled and it was not promoted
-    kFinished,         ///< reached the top rung (max_length)
+    kPromoted,     ///< ranked within the rung's top and sent to the next rung
+    kContinued,    ///< stopping ASHA: ranked within the top, keeps training
+    kStopped,      ///< stopping ASHA: ranked below the top
+    kNotPromoted,  ///< promotion ASHA: its rung is settled and it was not promoted
+    kFinished,     ///< reached the top rung (max_length)
     kInvalidHyperparameters,
   };
   Reason reason = Reason::kFinished;
@@ -33,7 +33,8 @@ struct Explanation {
   friend bool operator==(const Explanation&, const Explanation&) = default;
 };
 
-/// `{"reason": "promoted", "rung": 0, ..., "text": "ranked 2 of 9 at rung 0 (length 1000); the top 3 are promoted"}`.
+/// `{"reason": "promoted", "rung": 0, ..., "text": "ranked 2 of 9 at rung 0 (length 1000); the top
+/// 3 are promoted"}`.
 [[nodiscard]] nlohmann::json explanation_to_json(const Explanation& explanation);
 
 /// Create one trial with these hyperparameters and this seed.

@@ -32,19 +32,18 @@ namespace hpsearch {
 /// Feeding (on_pending, observe, on_finished) is O(1) or O(log n) in the number of trials;
 /// model fitting happens in propose, on a capped data set.
 template <class S>
-concept Sampler =
-    std::copyable<S> &&
+concept Sampler = std::copyable<S> &&
     requires(S s, const S cs, Rng& rng, std::uint32_t trial, std::uint64_t length, double metric,
              const nlohmann::json& state) {
-      { s.propose(rng, trial) } -> std::same_as<nlohmann::json>;
-      s.on_pending(trial, length);
-      s.observe(trial, length, metric);
-      s.on_finished(trial);
-      { cs.capacity() } -> std::same_as<std::optional<std::uint64_t>>;
-      { cs.learns() } -> std::same_as<bool>;
-      { cs.state() } -> std::same_as<nlohmann::json>;
-      s.restore_state(state);
-    };
+  { s.propose(rng, trial) } -> std::same_as<nlohmann::json>;
+  s.on_pending(trial, length);
+  s.observe(trial, length, metric);
+  s.on_finished(trial);
+  { cs.capacity() } -> std::same_as<std::optional<std::uint64_t>>;
+  { cs.learns() } -> std::same_as<bool>;
+  { cs.state() } -> std::same_as<nlohmann::json>;
+  s.restore_state(state);
+};
 
 /// What a method may ask of the search's sampler: the next trial's configuration. A handle
 /// (a pointer and a function pointer), so methods compile without knowing the sampler's type.

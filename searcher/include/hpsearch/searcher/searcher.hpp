@@ -5,12 +5,12 @@
 /// checks every event, feeds the sampler every observation, applies Determined's shutdown rule
 /// and snapshots the whole state as versioned JSON.
 
-#include <concepts>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,19 +48,18 @@ void append_full_trial(std::vector<Operation>& ops, Create create, std::uint64_t
 /// events the Searcher has checked; they never see trial_progress (progress is computed from
 /// the Searcher's running totals).
 template <class M>
-concept SearchMethod =
-    std::copyable<M> &&
+concept SearchMethod = std::copyable<M> &&
     requires(M m, const M cm, SearchContext& ctx, const ProgressTotals& totals,
              const nlohmann::json& state, const TrialBook& book) {
-      { m.initial_operations(ctx) } -> std::same_as<std::vector<Operation>>;
-      { m.on_event(TrialCreated{}, ctx) } -> std::same_as<std::vector<Operation>>;
-      { m.on_event(ValidationCompleted{}, ctx) } -> std::same_as<std::vector<Operation>>;
-      { m.on_event(TrialExitedEarly{}, ctx) } -> std::same_as<std::vector<Operation>>;
-      { m.on_event(TrialClosed{}, ctx) } -> std::same_as<std::vector<Operation>>;
-      { cm.progress(totals) } -> std::same_as<double>;
-      { cm.state() } -> std::same_as<nlohmann::json>;
-      m.restore_state(state, book);
-    };
+  { m.initial_operations(ctx) } -> std::same_as<std::vector<Operation>>;
+  { m.on_event(TrialCreated{}, ctx) } -> std::same_as<std::vector<Operation>>;
+  { m.on_event(ValidationCompleted{}, ctx) } -> std::same_as<std::vector<Operation>>;
+  { m.on_event(TrialExitedEarly{}, ctx) } -> std::same_as<std::vector<Operation>>;
+  { m.on_event(TrialClosed{}, ctx) } -> std::same_as<std::vector<Operation>>;
+  { cm.progress(totals) } -> std::same_as<double>;
+  { cm.state() } -> std::same_as<nlohmann::json>;
+  m.restore_state(state, book);
+};
 
 /// The snapshot format this build writes (format 2: with the sampler's state and the
 /// direction). It also reads format 1, written before samplers, for samplers that learn
@@ -204,9 +203,11 @@ class BasicSearcher {
       } else {
         restore_format1_direction(method_state);
         if (sampler_.learns()) {
-          throw ProtocolError("snapshot: format_version 1 has no sampler state; it restores "
-                              "only with a sampler that learns nothing (random or grid), but "
-                              "the config's sampler is " + sampler_.state().at("sampler_type").dump());
+          throw ProtocolError(
+              "snapshot: format_version 1 has no sampler state; it restores "
+              "only with a sampler that learns nothing (random or grid), but "
+              "the config's sampler is " +
+              sampler_.state().at("sampler_type").dump());
         }
       }
       method_ = std::move(method);
@@ -267,7 +268,8 @@ class BasicSearcher {
   }
   static std::string strip_json_prefix(std::string message) {
     // nlohmann messages start with "[json.exception.<kind>.<id>] "; users need the rest.
-    if (const auto end = message.find("] "); message.starts_with("[json.") && end != std::string::npos) {
+    if (const auto end = message.find("] ");
+        message.starts_with("[json.") && end != std::string::npos) {
       message.erase(0, end + 2);
     }
     return message;

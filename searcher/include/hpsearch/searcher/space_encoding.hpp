@@ -82,8 +82,7 @@ class SpaceEncoding {
   [[nodiscard]] const nlohmann::json& leaf(const nlohmann::json& hparams,
                                            const EncodedDimension& dimension) const;
   [[nodiscard]] nlohmann::json decode_space(const HyperparameterSpace& space,
-                                            std::span<const double> point,
-                                            std::size_t& next) const;
+                                            std::span<const double> point, std::size_t& next) const;
 
   HyperparameterSpace space_;
   std::vector<EncodedDimension> dimensions_;

@@ -35,7 +35,7 @@ struct ConfigComparison {
 struct CompareResult {
   std::vector<double> times;
   std::vector<double> curve_times;  ///< 100 even steps up to the longest run, for plots
-  bool regret = false;  ///< values are best - optimum
+  bool regret = false;              ///< values are best - optimum
   std::optional<double> target;
   std::uint64_t seeds = 0;
   std::vector<ConfigComparison> configs;

@@ -25,7 +25,8 @@ namespace hpsearch {
 
 /// How long things take, in virtual seconds.
 struct CostModel {
-  double seconds_per_unit = 1.0;  ///< one length unit (the whole of max_length costs max_length x this)
+  double seconds_per_unit =
+      1.0;  ///< one length unit (the whole of max_length costs max_length x this)
   bool workload_cost = false;     ///< follow the workload's fidelity cost curve instead of linear
   double startup_seconds = 0;     ///< every launch of a trial process
   double checkpoint_seconds = 0;  ///< a trial saving its state when it pauses
@@ -121,7 +122,7 @@ struct RunSummary {
   std::uint64_t events = 0;          ///< simulator events processed (benchmarks count them)
   Shutdown shutdown;
   std::vector<std::pair<double, double>> best_so_far;  ///< (time, best) at each improvement
-  Timeline timeline;  ///< filled when RunOptions::timeline
+  Timeline timeline;                                   ///< filled when RunOptions::timeline
 
   [[nodiscard]] nlohmann::json to_json() const;
 };

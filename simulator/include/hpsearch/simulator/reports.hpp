@@ -56,8 +56,8 @@ struct WorkerPreview {
 
 /// A preview as `searcher-sim preview --json` prints it: PreviewResult::to_json() with the
 /// seed, the searcher's method and sampler names, and with workers their figures.
-[[nodiscard]] nlohmann::json preview_json(const PreviewResult& result, const SearcherSettings& searcher,
-                                          std::uint32_t seed,
+[[nodiscard]] nlohmann::json preview_json(const PreviewResult& result,
+                                          const SearcherSettings& searcher, std::uint32_t seed,
                                           const WorkerPreview* on_workers = nullptr);
 
 }  // namespace hpsearch

@@ -23,7 +23,7 @@ struct WorkloadParameter {
   std::string name;
   double minval = 0;
   double maxval = 1;
-  bool binary = false;               ///< takes only the values 0 and 1 (counting ones' categoricals)
+  bool binary = false;  ///< takes only the values 0 and 1 (counting ones' categoricals)
   std::vector<std::string> choices{};  ///< a categorical of strings (tables): read as the index
 };
 
@@ -121,8 +121,7 @@ void check_workload_parameters(const Workload& workload, const HyperparameterSpa
 /// -dragonfly forms), prior-hartmann-{default,good,moderate,bad,terrible}, counting-ones-N,
 /// learning-curves-N, rbv2-{svm,glmnet,aknn} (tables read from data_dir/yahpo-rbv2). Throws
 /// std::invalid_argument listing the names.
-[[nodiscard]] std::unique_ptr<Workload> make_workload(const std::string& name,
-                                                      const std::filesystem::path& data_dir =
-                                                          default_data_dir());
+[[nodiscard]] std::unique_ptr<Workload> make_workload(
+    const std::string& name, const std::filesystem::path& data_dir = default_data_dir());
 
 }  // namespace hpsearch
