@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds hpsearch twice and runs every test suite in both builds. This is what CI runs.
+#   0. the house style (scripts/check_style.sh): clang-format and pyflakes, before any build.
 #   1. g++, release, warnings as errors: every test, and every fuzz corpus replayed.
 #   2. clang, AddressSanitizer + UndefinedBehaviorSanitizer + libFuzzer instrumentation
 #      (build/fuzz, the build scripts/fuzz.sh uses): every test again, then each fuzz target
@@ -8,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 jobs=$(nproc)
+bash scripts/check_style.sh
 
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPSEARCH_WERROR=ON
 cmake --build build/release -j "$jobs"

@@ -8,7 +8,7 @@ import pathlib
 import determined as det
 from determined import _channel
 from determined.core._checkpoint import CheckpointContext
-from determined.core._distributed import DistributedContext, DummyDistributedContext
+from determined.core._distributed import DummyDistributedContext
 from determined.core._preempt import PreemptContext, PreemptMode
 from determined.core._searcher import SearcherContext, Unit
 from determined.core._train import EarlyExitReason, TrainContext

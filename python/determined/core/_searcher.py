@@ -7,7 +7,6 @@ operation of the configured ``max_length`` (None without one), as Determined 0.3
 
 import enum
 import logging
-import os
 import warnings
 
 logger = logging.getLogger("determined.core")

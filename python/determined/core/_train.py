@@ -2,7 +2,6 @@
 
 import enum
 import logging
-import os
 import pathlib
 
 from determined import util

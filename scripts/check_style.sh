@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The house style, checked (STYLE.md): every tracked C++ file as clang-format 14 lays it out
+# (.clang-format), and every Python file free of pyflakes findings (unused imports, undefined
+# names). Prints each offending file and exits 1 on any finding. Run by scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+mapfile -t cxx < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.c')
+if ! clang-format --dry-run --Werror "${cxx[@]}" 2>/tmp/hpsearch-format.$$; then
+  grep -o '^[^:]*:[0-9]*:[0-9]*: error' /tmp/hpsearch-format.$$ | cut -d: -f1 | sort -u |
+    sed 's/^/not clang-formatted: /'
+  echo "fix: clang-format -i FILE (clang-format 14, the repository's .clang-format)"
+  status=1
+fi
+rm -f /tmp/hpsearch-format.$$
+mapfile -t py < <(git ls-files '*.py')
+if ! /usr/bin/python3 -m pyflakes "${py[@]}"; then
+  status=1
+fi
+exit "$status"
