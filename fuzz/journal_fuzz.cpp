@@ -1,5 +1,6 @@
-// Fuzz target: journal replay (runner/src/journal.cpp, runner/src/journaled_searcher.cpp) of a
-// journal that a crash cut short or that was damaged.
+// Fuzz target: journal replay (runner/src/engine/journal.cpp,
+// runner/src/engine/journaled_searcher.cpp) of a journal that a crash cut short or that was
+// damaged.
 //
 // Input: the first line picks the searcher (byte 0, support/searchers.hpp) and the allowed
 // events a run journals (the rest, as in `drive`; some are followed by a runner record). The
@@ -27,10 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "hpsearch/runner/experiment.hpp"
+#include "engine/journaled_searcher.hpp"
+#include "hpsearch/runner/errors.hpp"
 #include "hpsearch/runner/journal.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
-#include "journaled_searcher.hpp"
 #include "support/fuzz_support.hpp"
 #include "support/master.hpp"
 #include "support/searchers.hpp"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The house style, checked (STYLE.md): every tracked C++ file as clang-format 14 lays it out
-# (.clang-format), and every Python file free of pyflakes findings (unused imports, undefined
-# names). Prints each offending file and exits 1 on any finding. Run by scripts/test.sh.
+# (.clang-format), every Python file free of pyflakes findings (unused imports, undefined
+# names), and the runner's rooms including only the rooms below them (scripts/check_rooms.py).
+# Prints each finding and exits 1 on any. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -13,6 +14,10 @@ if ! clang-format --dry-run --Werror "${cxx[@]}" 2>/tmp/hpsearch-format.$$; then
   status=1
 fi
 rm -f /tmp/hpsearch-format.$$
+# The runner's rooms: no include points back up (docs/architecture.md).
+if ! /usr/bin/python3 scripts/check_rooms.py; then
+  status=1
+fi
 mapfile -t py < <(git ls-files '*.py')
 if ! /usr/bin/python3 -m pyflakes "${py[@]}"; then
   status=1

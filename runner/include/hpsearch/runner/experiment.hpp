@@ -11,32 +11,18 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "hpsearch/runner/errors.hpp"
 #include "hpsearch/runner/launcher.hpp"
-#include "hpsearch/runner/slurm_launcher.hpp"
 
 namespace hpsearch {
-
-/// Where trials run and how they reach the runner; kept in DIR/run.json, so that resume runs
-/// the experiment's trials the same way (its own options override).
-struct LaunchSettings {
-  std::string launcher = "local";  ///< "local" or "slurm"
-  SlurmOptions slurm;
-  /// HOST[:PORT] of a TCP trial channel; empty: a Unix socket in the experiment directory.
-  /// Once listening, the port bound is kept, so that a resumed runner listens where its jobs
-  /// look for it.
-  std::string channel_address;
-  std::filesystem::path shared_dir;  ///< checkpoints go to SHARED_DIR/checkpoints; empty: DIR
-};
 
 /// The settings saved in an experiment directory's run.json (the defaults if it has none).
 /// Throws RunnerSetupError if it is not an experiment directory.
 [[nodiscard]] LaunchSettings saved_launch_settings(const std::filesystem::path& directory);
-
-/// The launcher the settings name (a Slurm one checks its options with sbatch first).
-[[nodiscard]] std::unique_ptr<Launcher> make_launcher(const LaunchSettings& settings);
 
 struct RunnerOptions {
   std::uint64_t slots = 1;  ///< trials running at once
@@ -83,18 +69,6 @@ enum class RunEnd {
 struct RunOutcome {
   RunEnd end = RunEnd::kCompleted;
   int signal = 0;
-};
-
-/// The experiment cannot go on (a journal that does not replay, a file that cannot be written).
-class RunnerError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// The experiment cannot start: nothing was run (bad directory, no entrypoint).
-class RunnerSetupError : public RunnerError {
- public:
-  using RunnerError::RunnerError;
 };
 
 /// Starts a new experiment in `directory` (created; must be empty or absent) from the config

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace hpsearch {
 
 struct LaunchSpec {
@@ -99,5 +101,24 @@ class Launcher {
 /// 4), adopts every process the trial leaves behind, and kills the whole tree when the main
 /// process exits, when asked, or when the runner dies (even by SIGKILL).
 [[nodiscard]] std::unique_ptr<Launcher> make_local_launcher();
+
+/// Where trials run and how they reach the runner; kept in DIR/run.json, so that resume runs
+/// the experiment's trials the same way (its own options override).
+struct LaunchSettings {
+  std::string launcher = "local";  ///< a name in the launcher table: "local" or "slurm"
+  /// The launcher's own settings, as run.json keeps them beside `launcher` (slurm: partition,
+  /// account, time, sbatch_args); what its row in the launcher table reads and writes.
+  nlohmann::json options = nlohmann::json::object();
+  /// HOST[:PORT] of a TCP trial channel; empty: a Unix socket in the experiment directory.
+  /// Once listening, the port bound is kept, so that a resumed runner listens where its jobs
+  /// look for it.
+  std::string channel_address;
+  std::filesystem::path shared_dir;  ///< checkpoints go to SHARED_DIR/checkpoints; empty: DIR
+};
+
+/// The launcher the settings name, made by its row in the launcher table (a Slurm one checks its
+/// options with sbatch first). Throws std::invalid_argument for an unknown name or options the
+/// launcher refuses.
+[[nodiscard]] std::unique_ptr<Launcher> make_launcher(const LaunchSettings& settings);
 
 }  // namespace hpsearch

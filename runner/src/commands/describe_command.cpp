@@ -1,0 +1,137 @@
+// `searcher-run describe ID [--json]`: an experiment's state, trials and best validation.
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+
+#include "commands/cli_args.hpp"
+#include "commands/store_commands.hpp"
+#include "hpsearch/config/command_line.hpp"
+#include "hpsearch/config/config.hpp"
+#include "hpsearch/searcher/json_lines.hpp"
+#include "store/store.hpp"
+
+namespace hpsearch::store {
+
+namespace fs = std::filesystem;
+
+nlohmann::json describe_json(const Store& store, std::uint64_t id) {
+  const fs::path dir = store.directory(id);
+  const Status status = store.status(id);
+  nlohmann::json j{{"id", id},
+                   {"state", status.state},
+                   {"reason", status.reason},
+                   {"alive", status.alive},
+                   {"directory", dir.string()},
+                   {"config", (dir / "experiment.yaml").string()},
+                   {"model_dir", (dir / "model").string()},
+                   {"run_dir", (dir / "run").string()},
+                   {"log", (dir / "experiment.log").string()}};
+  for (const char* field : {"pid", "started", "ended", "exit_code", "seed"}) {
+    j[field] = status.record.contains(field) ? status.record[field] : nlohmann::json(nullptr);
+  }
+  j["name"] = nullptr;
+  j["metric"] = nullptr;
+  j["smaller_is_better"] = nullptr;
+  try {
+    const ExperimentConfig config = load_config(dir / "experiment.yaml");
+    if (config.document.is_object())
+      j["name"] = config.document.value("name", nlohmann::json(nullptr));
+    j["metric"] = config.searcher.metric;
+    j["smaller_is_better"] = config.searcher.smaller_is_better;
+  } catch (const std::exception& e) {
+    j["config_error"] = e.what();
+  }
+  nlohmann::json experiment = nullptr;
+  if (std::ifstream in(dir / "run" / "experiment.json"); in) {
+    experiment = nlohmann::json::parse(in, nullptr, false);
+    if (experiment.is_discarded()) experiment = nullptr;
+  }
+  if (experiment.is_object() && experiment.contains("trials")) {
+    const std::map<std::string, std::uint64_t> ids = store.trial_ids(id);
+    for (nlohmann::json& t : experiment["trials"]) {
+      const auto found = ids.find(t.value("request_id", std::string()));
+      t["trial_id"] = found != ids.end() ? nlohmann::json(found->second) : nlohmann::json(nullptr);
+    }
+  }
+  j["experiment"] = std::move(experiment);
+  return j;
+}
+
+std::string text_of(const nlohmann::json& value) {
+  if (value.is_null()) return "-";
+  return value.is_string() ? value.get<std::string>() : json_line(value);
+}
+
+namespace {
+
+void print_human(const nlohmann::json& j, std::ostream& out) {
+  out << "experiment " << j["id"]
+      << (j["name"].is_string() ? " (" + j["name"].get<std::string>() + ")" : "") << ": "
+      << j["state"].get<std::string>();
+  if (!j["exit_code"].is_null()) out << " (exit code " << j["exit_code"] << ")";
+  out << '\n';
+  if (!j["reason"].get<std::string>().empty())
+    out << "  " << j["reason"].get<std::string>() << '\n';
+  out << "  started " << text_of(j["started"]) << ", ended " << text_of(j["ended"])
+      << ", experiment seed " << text_of(j["seed"]) << '\n'
+      << "  directory " << j["directory"].get<std::string>()
+      << " (log: experiment.log, runner: run/)\n";
+  const nlohmann::json& e = j["experiment"];
+  if (!e.is_object()) {
+    out << "  no trial yet\n";
+    return;
+  }
+  out << "  searcher metric " << text_of(e.value("metric", nlohmann::json(nullptr)))
+      << (e.value("smaller_is_better", true) ? " (smaller is better)" : " (larger is better)")
+      << ", progress " << std::fixed << std::setprecision(1) << 100 * e.value("progress", 0.0)
+      << "%\n";
+  if (e.contains("best")) {
+    const nlohmann::json& b = e["best"];
+    out << "  best: trial index " << b["trial"] << ", " << text_of(b["metric"]) << " at length "
+        << b["length"] << ", hparams " << json_line(b["hparams"]) << '\n';
+  }
+  out << "  TRIAL_ID  INDEX  STATE            VALIDATIONS  LAST_METRIC  CHECKPOINT\n";
+  for (const nlohmann::json& t : e["trials"]) {
+    const nlohmann::json& validations = t["validations"];
+    const nlohmann::json& checkpoint = t["checkpoint"];
+    out << "  " << std::left << std::setw(8) << text_of(t["trial_id"]) << "  " << std::setw(5)
+        << t["trial"].dump() << "  " << std::setw(15) << t["outcome"].get<std::string>() << "  "
+        << std::setw(11) << validations.size() << "  " << std::setw(11)
+        << (validations.empty() ? "-" : text_of(validations.back()["metric"])) << "  "
+        << (checkpoint.is_object()
+                ? checkpoint.value("storage_id", checkpoint.value("path", std::string()))
+                : "-")
+        << std::right << '\n';
+  }
+}
+
+int describe_experiment(const cli::Args& parsed, std::ostream& out, std::ostream&, bool) {
+  const Store store(default_root());
+  const nlohmann::json j = describe_json(store, parse_experiment_id(parsed.argument("ID")));
+  if (parsed.flag("--json")) {
+    out << j.dump() << '\n';
+  } else {
+    print_human(j, out);
+  }
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+const runner_cli::Command& describe_command() {
+  static const runner_cli::Command command{
+      "describe ID [--json]", "its state, trials (with global trial ids) and best",
+      "Shows experiment ID: its state (and why), times, directory, searcher metric, progress,\n"
+      "best validation, and each trial with its global trial id, state, validations and latest\n"
+      "checkpoint.\n",
+      cli::OptionSet("describe")
+          .add(runner_cli::experiment_id_argument())
+          .flag("--json",
+                "print everything as one JSON object (the store's record and the\n"
+                "runner's experiment.json, each trial with its trial_id)")
+          .flag("--help", "this text"),
+      describe_experiment};
+  return command;
+}
+
+}  // namespace hpsearch::store

@@ -1,0 +1,44 @@
+#pragma once
+// Private to runner/: `searcher-run`'s experiment-store commands, one source file each
+// (create_command.cpp, ls_command.cpp, ...). Each declares its runner_cli::Command (options
+// with their help, and the function that runs it, which returns the exit code); errors are
+// thrown (UsageError, ConfigError, store::StoreError) for cli.cpp to report.
+
+#include <cstdint>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "commands/cli_args.hpp"
+
+namespace hpsearch::store {
+
+class Store;
+
+const runner_cli::Command& create_command();
+const runner_cli::Command& ls_command();
+const runner_cli::Command& describe_command();
+const runner_cli::Command& pause_command();
+const runner_cli::Command& activate_command();
+const runner_cli::Command& kill_command();
+const runner_cli::Command& delete_command();
+
+/// What `describe --json` prints of experiment `id` (and `ls --json` of each): the store's
+/// record (state, reason, pid, times, paths) and the runner's experiment.json, every trial
+/// with its global `trial_id`.
+[[nodiscard]] nlohmann::json describe_json(const Store& store, std::uint64_t id);
+
+/// `pause` and `kill`'s arguments: ID [--timeout S] (how long to wait for the runner to exit;
+/// default 120 s), declared once (pause_command.cpp).
+struct StopRequest {
+  std::uint64_t id = 0;
+  double timeout = 120;
+};
+[[nodiscard]] const cli::OptionSet& stop_option_group();
+[[nodiscard]] StopRequest stop_request(const cli::Args& args);
+
+/// A value in a table: strings as they are, null as "-", anything else as JSON.
+[[nodiscard]] std::string text_of(const nlohmann::json& value);
+
+}  // namespace hpsearch::store

@@ -1,0 +1,353 @@
+// The experiment loop (engine/experiment_impl.hpp): events in, operations out, the state
+// files; and the library's entry points, start_experiment and resume_experiment.
+#include "engine/experiment_impl.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include "engine/checkpoint_storage.hpp"
+#include "engine/metric_plots.hpp"
+#include "engine/signals.hpp"
+#include "hpsearch/runner/journal.hpp"
+#include "hpsearch/searcher/json_lines.hpp"
+
+namespace hpsearch::runner_detail {
+
+namespace {
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() &&
+      word.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
+          std::string::npos) {
+    return word;
+  }
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace
+
+Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSettings settings,
+                       const RunnerOptions& options, Launcher& launcher, std::ostream& out,
+                       std::ostream& err)
+    : directory_(directory),
+      lock_(directory),
+      config_(std::move(config)),
+      settings_(std::move(settings)),
+      options_(options),
+      launcher_(launcher),
+      searcher_(make_searcher(config_.searcher, config_.hyperparameters, settings_.seed)),
+      // The config's shared_fs checkpoint_storage, else --shared-dir's, else the experiment's.
+      storage_(checkpoint_storage_directory(
+          config_.document,
+          (options.launch.shared_dir.empty() ? directory
+                                             : fs::absolute(options.launch.shared_dir)) /
+              "checkpoints")),
+      metrics_(config_.searcher.metric, config_.searcher.smaller_is_better),
+      channel_(
+          options.launch.channel_address.empty()
+              ? std::make_unique<TrialChannel>(directory / "channel.sock")
+              : std::make_unique<TrialChannel>(parse_tcp_endpoint(options.launch.channel_address))),
+      supervisor_(launcher, options.slots, *this, channel_.get()),
+      report_(config_, directory, settings_.seed, options.terminal, out, err,
+              [this](std::uint32_t i) { return supervisor_.is_running(i); }) {
+  if (!config_.entrypoint) {
+    throw RunnerSetupError(
+        "the config has no entrypoint: searcher-run needs the command that trains "
+        "a trial (e.g. entrypoint: python3 train.py)");
+  }
+  read_run_settings_from_document();
+  const nlohmann::json& entry = *config_.entrypoint;
+  if (entry.is_string()) {
+    command_ = entry.get<std::string>();
+  } else {
+    for (const nlohmann::json& part : entry) {
+      if (!command_.empty()) command_ += ' ';
+      command_ += shell_quote(part.get<std::string>());
+    }
+  }
+}
+
+// A new experiment: the initial operations.
+void Experiment::begin() {
+  searcher_.open(directory_ / "journal.jsonl");
+  feed_initial();
+}
+
+RunOutcome Experiment::run() {
+  const SignalPipe signals;
+  bool pausing = false;
+  std::chrono::steady_clock::time_point pause_deadline{};
+  write_state();
+  while (true) {
+    launch_waiting();
+    if (supervisor_.running() == 0) {
+      if (shut_down_ || interrupted_) break;
+      if (!supervisor_.waiting()) {
+        throw RunnerError(
+            "the search stalled: no trial is running or waiting and the searcher "
+            "has not shut down (see runner.log)");
+      }
+    }
+    supervisor_.wait(wait_ms(options_.terminal ? 500 : 1000), signals.fd());
+    for (const int s : signals.drain()) {
+      if (s != SIGINT && s != SIGTERM) continue;
+      if (!interrupted_) {
+        interrupted_ = s;
+        pausing = true;
+        pause_deadline =
+            std::chrono::steady_clock::now() +
+            std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
+        report_.log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") +
+                    ": pausing every trial (they checkpoint and exit); send it again to stop "
+                    "them at once");
+        for (const std::uint32_t i : supervisor_.running_trials()) reconcile(i);
+      } else {
+        report_.log("stopping every trial now");
+        for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
+      }
+    }
+    supervisor_.deliver();
+    stop_silent_trials();
+    retry_deferred_garbage();
+    if (pausing && std::chrono::steady_clock::now() > pause_deadline) {
+      for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
+      pausing = false;
+    }
+    // A snapshot costs O(trials): taking one at most every `trials` records keeps the
+    // amortised cost per event constant however large the experiment grows.
+    if (searcher_.seq() - searcher_.snapshot_seq() >=
+        std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
+      write_state();
+    }
+    report_.status(trials_, searcher_.progress());
+  }
+  if (shut_down_) {
+    // The experiment's best checkpoints are known only now: the last pass of the policy.
+    const std::set<std::string> best = experiment_best_checkpoints();
+    for (std::uint32_t i = 0; i < trials_.size(); ++i) {
+      (void)collect_garbage(
+          i, [&](const std::string& id) { return best.contains(id); }, true);
+    }
+  }
+  // Drawn once, when the run ends: reading every report is O(reports), too much per event.
+  std::vector<fs::path> files;
+  for (std::uint32_t i = 0; i < trials_.size(); ++i)
+    files.push_back(report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+  plots_ = write_metric_plots(directory_ / "plots", files, config_.searcher.metric,
+                              config_.searcher.smaller_is_better);
+  write_state();
+  report_.clear_status();
+  const bool paused = interrupted_ && !shut_down_;
+  report_.summary(paused, shutdown_.failure, trials_, options_.continue_command);
+  return {paused              ? RunEnd::kInterrupted
+          : shutdown_.failure ? RunEnd::kFailed
+                              : RunEnd::kCompleted,
+          interrupted_};
+}
+
+void Experiment::feed_initial() {
+  started_ = true;
+  apply(searcher_.initial_operations());
+}
+
+void Experiment::feed(const Event& event, const nlohmann::json& metrics) {
+  const std::vector<Operation> ops = searcher_.handle(event, metrics);
+  note_event(event, metrics);
+  apply(ops);
+}
+
+void Experiment::append_runner_record(const char* kind, nlohmann::json body, bool sync) {
+  if (!replaying_) searcher_.append_runner_record(kind, std::move(body), sync);
+}
+
+// What the runner keeps of an event besides the searcher's own state.
+void Experiment::note_event(const Event& event, const nlohmann::json& metrics) {
+  if (const auto* created = std::get_if<TrialCreated>(&event)) {
+    trials_[index_of(created->request_id)].created = true;
+  } else if (const auto* v = std::get_if<ValidationCompleted>(&event)) {
+    TrialRecord& t = trials_[index_of(v->request_id)];
+    t.validations.push_back({v->length, v->metric, metrics});
+    t.target.reset();  // done; the operations that follow may set the next one
+  } else if (const auto* e = std::get_if<TrialExitedEarly>(&event)) {
+    TrialRecord& t = trials_[index_of(e->request_id)];
+    t.exit_reason = e->reason;
+    t.target.reset();
+  } else if (const auto* c = std::get_if<TrialClosed>(&event)) {
+    const std::uint32_t i = index_of(c->request_id);
+    TrialRecord& t = trials_[i];
+    t.closed = true;
+    t.target.reset();
+    if (!replaying_ && save_policy_.experiment_best == 0) collect_garbage_of_closed(i);
+  }
+}
+
+void Experiment::apply(const std::vector<Operation>& ops) {
+  std::vector<RequestId> created;
+  for (const Operation& op : ops) {
+    if (const auto* create = std::get_if<Create>(&op)) {
+      TrialRecord t;
+      t.id = create->request_id;
+      t.trial_seed = create->trial_seed;
+      t.hparams = create->hparams;
+      add_trial(std::move(t));
+      // In the experiment store: the trial's global id, given now so ids follow creation.
+      if (options_.trial_id)
+        (void)options_.trial_id(create->request_id.to_string(),
+                                static_cast<std::uint32_t>(trials_.size()));
+      created.push_back(create->request_id);
+    } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
+      trials_[index_of(validate->request_id)].target = validate->length;
+      dirty_.push_back(index_of(validate->request_id));
+    } else if (const auto* close = std::get_if<Close>(&op)) {
+      trials_[index_of(close->request_id)].close_requested = true;
+      dirty_.push_back(index_of(close->request_id));
+    } else if (const auto* shutdown = std::get_if<Shutdown>(&op)) {
+      shut_down_ = true;
+      shutdown_ = *shutdown;
+    }
+  }
+  if (replaying_) return;  // the journal holds the trial_created records that followed
+  // A created trial exists at once (its directory is made when it first launches).
+  for (const RequestId& id : created) feed(TrialCreated{id});
+  while (!dirty_.empty()) {
+    const std::uint32_t i = dirty_.front();
+    dirty_.pop_front();
+    reconcile(i);
+  }
+}
+
+double Experiment::wall_seconds() {
+  // For plots only: nothing the searcher decides reads it.
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void Experiment::add_trial(TrialRecord t) {
+  index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
+  trials_.push_back(std::move(t));
+  launches_.emplace_back();
+}
+
+std::uint32_t Experiment::index_of(const RequestId& id) const {
+  const std::optional<std::uint32_t> i = index_.find(id);
+  if (!i) throw RunnerError("an operation or record for unknown trial " + id.to_string());
+  return *i;
+}
+
+RequestId Experiment::parse_id(const nlohmann::json& j) {
+  const std::optional<RequestId> id = RequestId::parse(j.get<std::string>());
+  if (!id) throw RunnerError("journal: bad request id " + j.dump());
+  return *id;
+}
+
+void Experiment::write_state() {
+  nlohmann::json trials = nlohmann::json::array();
+  for (const TrialRecord& t : trials_) trials.push_back(to_json(t));
+  const nlohmann::json snapshot{
+      {"format_version", kFormatVersion},
+      {"seq", searcher_.seq()},
+      {"searcher", searcher_.snapshot()},
+      {"trials", std::move(trials)},
+      {"running", ids(order_running_)},
+      {"waiting", ids(order_waiting_)},
+      {"shutdown",
+       shut_down_ ? nlohmann::json{{"cancel", shutdown_.cancel}, {"failure", shutdown_.failure}}
+                  : nlohmann::json(nullptr)}};
+  write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
+  searcher_.snapshot_taken();
+  const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
+                      : interrupted_ && supervisor_.running() == 0 ? "paused"
+                                                                   : "running";
+  nlohmann::json experiment =
+      report_.experiment_json(state, trials_, searcher_.progress(), decisions_);
+  for (std::uint32_t i = 0; i < trials_.size(); ++i)
+    experiment["trials"][i]["metrics"] = metrics_.summary(i);
+  experiment["checkpoint_storage"] = storage_.string();
+  if (!plots_.is_null()) experiment["plots"] = plots_;
+  write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
+}
+
+}  // namespace hpsearch::runner_detail
+
+namespace hpsearch {
+
+using runner_detail::Experiment;
+using runner_detail::RunSettings;
+using runner_detail::save_run_settings;
+using runner_detail::stopping_on_disk_errors;
+namespace fs = std::filesystem;
+
+RunOutcome start_experiment(const fs::path& config_path, const fs::path& directory,
+                            const fs::path& context, std::optional<std::uint32_t> seed,
+                            const RunnerOptions& options, Launcher& launcher, std::ostream& out,
+                            std::ostream& err) {
+  ExperimentConfig config = load_config(config_path);
+  std::error_code error;
+  if (fs::exists(directory, error) && !fs::is_empty(directory, error)) {
+    throw RunnerSetupError("the experiment directory '" + directory.string() +
+                           "' is not empty; continue it with 'searcher-run resume " +
+                           directory.string() + "' or choose a new one");
+  }
+  fs::create_directories(directory, error);
+  if (error)
+    throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
+  return stopping_on_disk_errors(directory, options, [&] {
+    RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context),
+                         random_token()};
+    fs::copy_file(config_path, directory / "config.yaml");
+    write_file_atomically(directory / "run.json",
+                          nlohmann::json{{"seed", settings.seed},
+                                         {"context", settings.context.string()},
+                                         {"config", fs::absolute(config_path).string()},
+                                         {"key", settings.key}}
+                                  .dump(2) +
+                              '\n');
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher,
+                          out, err);
+    save_run_settings(directory, options, experiment.channel_address(),
+                      experiment.checkpoint_storage());
+    experiment.begin();
+    return experiment.run();
+  });
+}
+
+RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& options,
+                             Launcher& launcher, std::ostream& out, std::ostream& err) {
+  const fs::path run_path = directory / "run.json";
+  std::ifstream run_file(run_path);
+  if (!run_file) {
+    throw RunnerSetupError("'" + directory.string() +
+                           "' is not an experiment directory (no run.json)");
+  }
+  nlohmann::json run = nlohmann::json::parse(run_file);
+  ExperimentConfig config = load_config(directory / "config.yaml");
+  if (!run.contains("key")) {  // an experiment from before keys: give it one now
+    run["key"] = random_token();
+    write_file_atomically(run_path, run.dump(2) + '\n');
+  }
+  RunSettings settings{run.at("seed").get<std::uint32_t>(), run.at("context").get<std::string>(),
+                       run.at("key").get<std::string>()};
+  RunnerOptions resumed = options;
+  if (!resumed.trial_timeout) {
+    const nlohmann::json& saved =
+        run.contains("trial_timeout") ? run.at("trial_timeout") : nlohmann::json(0);
+    if (!saved.is_number() || saved.get<double>() < 0) {
+      throw RunnerSetupError(run_path.string() +
+                             " is damaged: 'trial_timeout' must be a number of seconds >= 0, got " +
+                             saved.dump());
+    }
+    resumed.trial_timeout = saved.get<double>();
+  }
+  return stopping_on_disk_errors(directory, resumed, [&] {
+    Experiment experiment(fs::absolute(directory), std::move(config), settings, resumed, launcher,
+                          out, err);
+    save_run_settings(directory, resumed, experiment.channel_address(),
+                      experiment.checkpoint_storage());
+    experiment.recover();
+    return experiment.run();
+  });
+}
+
+}  // namespace hpsearch

@@ -1,0 +1,197 @@
+#include "engine/report.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <ostream>
+#include <sstream>
+
+#include "hpsearch/searcher/json_lines.hpp"
+#include "hpsearch/searcher/json_number.hpp"
+
+namespace hpsearch::runner_detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string wall_clock_stamp() {
+  // For log lines only: nothing the searcher decides reads it.
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char text[32];
+  std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
+  return text;
+}
+
+}  // namespace
+
+Report::Report(const ExperimentConfig& config, fs::path directory, std::uint32_t seed,
+               bool terminal, std::ostream& out, std::ostream& err,
+               std::function<bool(std::uint32_t)> running)
+    : config_(config),
+      directory_(std::move(directory)),
+      seed_(seed),
+      terminal_(terminal),
+      out_(out),
+      err_(err),
+      running_(std::move(running)),
+      log_(directory_ / "runner.log", std::ios::app) {}
+
+void Report::log(const std::string& line) {
+  log_ << wall_clock_stamp() << ' ' << line << std::endl;
+  if (terminal_) {
+    if (status_drawn_) err_ << "\r\033[K";
+    status_drawn_ = false;
+  }
+  err_ << "searcher-run: " << line << '\n' << std::flush;
+}
+
+std::string Report::outcome(std::uint32_t index, const TrialRecord& t) const {
+  if (t.exit_reason == ExitedReason::kErrored) return "errored";
+  if (t.exit_reason) return std::string(to_string(*t.exit_reason));
+  const bool full =
+      !t.validations.empty() && t.validations.back().length >= config_.searcher.max_length.units;
+  if (t.closed) return full ? "completed" : "stopped";
+  if (running_(index)) return "running";
+  return t.target ? "waiting" : "paused";
+}
+
+OutcomeCounts Report::counts(const std::deque<TrialRecord>& trials) const {
+  OutcomeCounts c;
+  for (std::uint32_t i = 0; i < trials.size(); ++i) {
+    const std::string o = outcome(i, trials[i]);
+    if (o == "running")
+      ++c.running;
+    else if (o == "waiting")
+      ++c.waiting;
+    else if (o == "paused")
+      ++c.paused;
+    else if (o == "completed")
+      ++c.completed;
+    else if (o == "stopped" || o == "user_requested_stop")
+      ++c.stopped;  // by the searcher or the script
+    else if (o == "errored")
+      ++c.errored;
+    else
+      ++c.invalid;
+  }
+  return c;
+}
+
+std::optional<BestValidation> Report::best(const std::deque<TrialRecord>& trials) const {
+  std::optional<BestValidation> found;
+  bool found_full = false;
+  double best_value = 0;
+  const double sign = config_.searcher.smaller_is_better ? 1 : -1;
+  for (std::uint32_t i = 0; i < trials.size(); ++i) {
+    for (std::size_t k = 0; k < trials[i].validations.size(); ++k) {
+      const Validation& v = trials[i].validations[k];
+      if (std::isnan(v.metric)) continue;
+      const bool full = v.length >= config_.searcher.max_length.units;
+      if (found && found_full && !full) continue;
+      if (!found || (full && !found_full) || sign * v.metric < sign * best_value) {
+        found = BestValidation{i, k};
+        found_full = full;
+        best_value = v.metric;
+      }
+    }
+  }
+  return found;
+}
+
+fs::path Report::trial_directory(std::uint32_t index, const TrialRecord& trial) const {
+  return directory_ / "trials" /
+         (std::to_string(index + 1) + "-" + trial.id.to_string().substr(0, 8));
+}
+
+nlohmann::json Report::experiment_json(const char* state, const std::deque<TrialRecord>& trials,
+                                       double progress, const DecisionStats& decisions) const {
+  nlohmann::json list = nlohmann::json::array();
+  for (std::uint32_t i = 0; i < trials.size(); ++i) {
+    nlohmann::json t = to_json(trials[i]);
+    t["trial"] = i + 1;
+    t["outcome"] = outcome(i, trials[i]);
+    t["directory"] = trial_directory(i, trials[i]).string();
+    t.erase("target");
+    t.erase("close_requested");
+    t.erase("created");
+    if (t.contains("job")) t["job"].erase("token");  // the channel's secret stays in the journal
+    list.push_back(std::move(t));
+  }
+  nlohmann::json j{
+      {"state", state},
+      {"metric", config_.searcher.metric},
+      {"smaller_is_better", config_.searcher.smaller_is_better},
+      {"seed", seed_},
+      {"progress", progress},
+      {"runner",
+       {{"validations_handled", decisions.count},
+        {"mean_decision_ms", decisions.count > 0
+                                 ? 1000 * decisions.seconds / static_cast<double>(decisions.count)
+                                 : 0.0}}},
+      {"trials", std::move(list)}};
+  if (const auto b = best(trials)) {
+    const TrialRecord& t = trials[b->trial];
+    const Validation& v = t.validations[b->validation];
+    j["best"] = {{"trial", b->trial + 1},
+                 {"request_id", t.id.to_string()},
+                 {"hparams", t.hparams},
+                 {"length", v.length},
+                 {"metric", metric_to_json(v.metric)},
+                 {"metrics", v.metrics},
+                 {"checkpoint",
+                  t.checkpoint ? nlohmann::json(t.checkpoint->path) : nlohmann::json(nullptr)}};
+  }
+  return j;
+}
+
+void Report::status(const std::deque<TrialRecord>& trials, double progress) {
+  if (!terminal_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (status_drawn_ && now - last_status_ < std::chrono::milliseconds(500)) return;
+  last_status_ = now;
+  const OutcomeCounts c = counts(trials);
+  std::ostringstream line;
+  line << "running " << c.running << ", waiting " << c.waiting << ", paused " << c.paused
+       << ", completed " << c.completed << ", stopped " << c.stopped << ", errored " << c.errored
+       << "; progress " << static_cast<int>(progress * 100) << "%";
+  if (const auto b = best(trials)) {
+    line << "; best "
+         << json_line(metric_to_json(trials[b->trial].validations[b->validation].metric))
+         << " (trial " << b->trial + 1 << ")";
+  }
+  err_ << "\r\033[K" << line.str() << std::flush;
+  status_drawn_ = true;
+}
+
+void Report::clear_status() {
+  if (terminal_ && status_drawn_) err_ << "\r\033[K" << std::flush;
+  status_drawn_ = false;
+}
+
+void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
+                     const std::string& continue_command) {
+  const OutcomeCounts c = counts(trials);
+  if (interrupted) {
+    out_ << "paused: " << trials.size() << " trials so far (" << c.completed << " completed, "
+         << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
+         << directory_.string() << "\ncontinue with: "
+         << (continue_command.empty() ? "searcher-run resume " + directory_.string()
+                                      : continue_command)
+         << '\n';
+    return;
+  }
+  out_ << "search " << (failed ? "failed" : "completed") << ": " << trials.size() << " trials ("
+       << c.completed << " completed, " << c.stopped << " stopped early, " << c.errored
+       << " errored, " << c.invalid << " with invalid hyperparameters)\n";
+  if (const auto b = best(trials)) {
+    const TrialRecord& t = trials[b->trial];
+    const Validation& v = t.validations[b->validation];
+    out_ << "best trial " << b->trial + 1 << " (" << t.id.to_string()
+         << "): " << config_.searcher.metric << ' ' << json_line(metric_to_json(v.metric))
+         << " at length " << v.length << "\n  hyperparameters " << json_line(t.hparams)
+         << "\n  checkpoint " << (t.checkpoint ? t.checkpoint->path : std::string("(none)"))
+         << '\n';
+  }
+  out_ << "details: " << (directory_ / "experiment.json").string() << '\n';
+}
+
+}  // namespace hpsearch::runner_detail

@@ -1,0 +1,86 @@
+#pragma once
+// Private to runner/: what a person sees of an experiment: runner.log and the log lines on
+// stderr, the live status line on a terminal, experiment.json, and the summary at the end.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "engine/trial_record.hpp"
+#include "hpsearch/config/config.hpp"
+
+namespace hpsearch::runner_detail {
+
+/// A trial's best validation: trial index and validation index.
+struct BestValidation {
+  std::uint32_t trial = 0;
+  std::size_t validation = 0;
+};
+
+/// The runner's own cost per validation it answered.
+struct DecisionStats {
+  std::uint64_t count = 0;
+  double seconds = 0;
+};
+
+/// How many trials are in each outcome.
+struct OutcomeCounts {
+  std::uint64_t running = 0, waiting = 0, paused = 0, completed = 0, stopped = 0, errored = 0,
+                invalid = 0;
+};
+
+class Report {
+ public:
+  /// `running(i)` says whether trial i has a process.
+  Report(const ExperimentConfig& config, std::filesystem::path directory, std::uint32_t seed,
+         bool terminal, std::ostream& out, std::ostream& err,
+         std::function<bool(std::uint32_t)> running);
+
+  /// A line in runner.log (with the time) and on stderr.
+  void log(const std::string& line);
+
+  /// completed, stopped, errored, invalid_hp, ...; while running: running, waiting, paused.
+  [[nodiscard]] std::string outcome(std::uint32_t index, const TrialRecord& trial) const;
+  [[nodiscard]] OutcomeCounts counts(const std::deque<TrialRecord>& trials) const;
+  /// The best metric among validations at max_length, else at any length.
+  [[nodiscard]] std::optional<BestValidation> best(const std::deque<TrialRecord>& trials) const;
+
+  [[nodiscard]] nlohmann::json experiment_json(const char* state,
+                                               const std::deque<TrialRecord>& trials,
+                                               double progress,
+                                               const DecisionStats& decisions) const;
+  /// The trial's directory: DIR/trials/N-XXXXXXXX.
+  [[nodiscard]] std::filesystem::path trial_directory(std::uint32_t index,
+                                                      const TrialRecord& trial) const;
+
+  /// Redraws the status line on a terminal (at most twice a second).
+  void status(const std::deque<TrialRecord>& trials, double progress);
+  /// Clears the status line.
+  void clear_status();
+
+  /// Prints how the search ended (or that it was paused) on stdout.
+  /// The end of a run; a paused one names `continue_command` (empty: `searcher-run resume DIR`).
+  void summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
+               const std::string& continue_command);
+
+ private:
+  const ExperimentConfig& config_;
+  std::filesystem::path directory_;
+  std::uint32_t seed_;
+  bool terminal_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::function<bool(std::uint32_t)> running_;
+  std::ofstream log_;
+  bool status_drawn_ = false;
+  std::chrono::steady_clock::time_point last_status_{};
+};
+
+}  // namespace hpsearch::runner_detail

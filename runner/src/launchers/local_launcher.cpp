@@ -1,0 +1,475 @@
+// Local trials under a shepherd. The runner forks a shepherd per trial (no exec: the runner
+// is single-threaded), and the shepherd forks and execs the trial. The shepherd is a child
+// subreaper, so every process the trial leaves behind (a shell's background job, torchrun's
+// workers) becomes its child; it kills the whole tree when the trial's main process exits,
+// when the runner asks, or when its control pipe reaches end of file, which happens when the
+// runner dies for any reason, SIGKILL included.
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "hpsearch/runner/launcher.hpp"
+#include "launchers/launcher_table.hpp"
+
+extern char** environ;
+
+namespace hpsearch {
+namespace {
+
+constexpr int kCommandFd = 3;  // the trial reads commands here
+constexpr int kReportFd = 4;   // and writes reports here
+constexpr int kControlFd = 5;  // the shepherd reads the runner's requests here
+constexpr int kStatusFd = 6;   // and writes what happened here
+
+// What the shepherd tells the runner: the trial's pid once it has exec'd, the errno if it
+// could not, and its wait status when it has ended and its tree is gone.
+struct StatusRecord {
+  char kind = 0;  // 'P', 'E', 'S'
+  int value = 0;
+};
+
+std::runtime_error system_error(const std::string& what) {
+  return std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+// A descriptor that closes itself.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(other.release()) {}
+  Fd& operator=(Fd&& other) noexcept {
+    reset(other.release());
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  [[nodiscard]] int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* bytes = static_cast<const char*>(data);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Reads one status record; false at end of file (or on an error).
+bool read_record(int fd, StatusRecord& record) {
+  std::size_t done = 0;
+  char* bytes = reinterpret_cast<char*>(&record);
+  while (done < sizeof record) {
+    const ssize_t n = ::read(fd, bytes + done, sizeof record - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Every process whose parent chain leads to `root`, from /proc.
+std::vector<pid_t> descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children;
+  if (DIR* proc = ::opendir("/proc")) {
+    while (const dirent* entry = ::readdir(proc)) {
+      char* end = nullptr;
+      const long pid = std::strtol(entry->d_name, &end, 10);
+      if (*end != '\0' || pid <= 0) continue;
+      std::ifstream stat(std::string("/proc/") + entry->d_name + "/stat");
+      std::string text;
+      std::getline(stat, text);
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      const std::size_t close = text.rfind(')');
+      if (close == std::string::npos || close + 4 >= text.size()) continue;
+      const long ppid = std::strtol(text.c_str() + close + 4, nullptr, 10);
+      children.emplace(static_cast<pid_t>(ppid), static_cast<pid_t>(pid));
+    }
+    ::closedir(proc);
+  }
+  std::vector<pid_t> found;
+  std::vector<pid_t> frontier{root};
+  while (!frontier.empty()) {
+    const pid_t parent = frontier.back();
+    frontier.pop_back();
+    const auto [first, last] = children.equal_range(parent);
+    for (auto it = first; it != last; ++it) {
+      found.push_back(it->second);
+      frontier.push_back(it->second);
+    }
+  }
+  return found;
+}
+
+void pause_briefly() {
+  const timespec delay{0, 10'000'000};
+  ::nanosleep(&delay, nullptr);
+}
+
+// ---- the shepherd (runs in the forked child, never returns) --------------------------------
+
+class Shepherd {
+ public:
+  explicit Shepherd(pid_t trial) : trial_(trial) {}
+
+  [[noreturn]] void run(int signal_fd) {
+    while (true) {
+      pollfd fds[2] = {{kControlFd, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0 && errno != EINTR) finish();
+      if (fds[0].revents != 0) {
+        char request = 0;
+        const ssize_t n = ::read(kControlFd, &request, 1);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+          kill_tree();  // the runner is gone: nobody will ever read our status
+          ::_exit(0);
+        }
+        if (n == 1 && request == 'K') kill_tree();
+        if (n == 1 && request == 'T') signal_tree(SIGTERM);
+      }
+      if (fds[1].revents != 0) {
+        signalfd_siginfo info{};
+        while (::read(signal_fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+          if (info.ssi_signo == SIGTERM || info.ssi_signo == SIGHUP) kill_tree();
+        }
+        reap();
+        if (trial_status_) finish();
+      }
+    }
+  }
+
+ private:
+  void reap() {
+    int raw = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &raw, WNOHANG)) > 0) {
+      if (pid == trial_) trial_status_ = raw;
+    }
+  }
+
+  void signal_tree(int signal) {
+    for (const pid_t pid : descendants(::getpid())) ::kill(pid, signal);
+  }
+
+  // SIGKILL every descendant until none is left; orphans come to us (we are a subreaper), so
+  // a tree torn from the top is finished on the next pass.
+  void kill_tree() {
+    while (true) {
+      const std::vector<pid_t> pids = descendants(::getpid());
+      for (const pid_t pid : pids) ::kill(pid, SIGKILL);
+      reap();
+      if (pids.empty()) return;
+      pause_briefly();
+    }
+  }
+
+  [[noreturn]] void finish() {
+    kill_tree();  // the main process has ended: nothing of the trial may outlive it
+    const StatusRecord record{'S', trial_status_.value_or(SIGKILL)};
+    (void)write_all(kStatusFd, &record, sizeof record);
+    ::_exit(0);
+  }
+
+  pid_t trial_;
+  std::optional<int> trial_status_;
+};
+
+// In the shepherd: starts the trial and watches it. Everything here runs after fork() in a
+// single-threaded process, so allocation is safe.
+[[noreturn]] void shepherd_main(pid_t runner, const int (&fds)[7], char* const* argv,
+                                char* const* envp, const char* directory) {
+  ::setpgid(0, 0);  // out of the runner's group: a Ctrl-C on the terminal reaches the runner only
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 || ::getppid() != runner) ::_exit(127);
+  // Descriptors 0..6 as the layout says, everything else closed: the runner's other pipes
+  // (another trial's control pipe above all) must not stay open here.
+  int high[7];
+  for (int i = 0; i < 7; ++i) {
+    high[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
+    if (high[i] < 0) ::_exit(127);
+  }
+  for (int i = 0; i < 7; ++i) {
+    if (::dup2(high[i], i) < 0) ::_exit(127);
+  }
+  ::close_range(7, ~0U, 0);
+  ::fcntl(kControlFd, F_SETFD, FD_CLOEXEC);
+  ::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC);
+
+  sigset_t watched;
+  sigemptyset(&watched);
+  for (const int s : {SIGCHLD, SIGTERM, SIGHUP, SIGINT}) sigaddset(&watched, s);
+  sigset_t previous;
+  ::sigprocmask(SIG_BLOCK, &watched, &previous);
+  const int signal_fd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+  int exec_pipe[2];
+  if (signal_fd < 0 || ::pipe2(exec_pipe, O_CLOEXEC) != 0) ::_exit(127);
+
+  const pid_t trial = ::fork();
+  if (trial < 0) ::_exit(127);
+  if (trial == 0) {
+    ::close(exec_pipe[0]);
+    ::setpgid(0, 0);
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    int error = 0;
+    if (::chdir(directory) == 0) {
+      ::execve(argv[0], argv, envp);
+    }
+    error = errno;
+    (void)write_all(exec_pipe[1], &error, sizeof error);
+    ::_exit(127);
+  }
+  ::close(exec_pipe[1]);
+  // The trial's ends are the trial's: the report pipe must reach end of file when it is gone.
+  for (const int fd : {0, 1, 2, kCommandFd, kReportFd}) ::close(fd);
+  int error = 0;
+  ssize_t n;
+  do {
+    n = ::read(exec_pipe[0], &error, sizeof error);
+  } while (n < 0 && errno == EINTR);
+  ::close(exec_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof error)) {
+    const StatusRecord failed{'E', error};
+    (void)write_all(kStatusFd, &failed, sizeof failed);
+    ::waitpid(trial, nullptr, 0);
+    ::_exit(0);
+  }
+  const StatusRecord started{'P', trial};
+  (void)write_all(kStatusFd, &started, sizeof started);
+  Shepherd(trial).run(signal_fd);
+}
+
+// ---- the runner's side ----------------------------------------------------------------------
+
+class LocalProcess final : public TrialProcess {
+ public:
+  LocalProcess(pid_t shepherd, pid_t trial, Fd command, Fd report, Fd control, Fd status)
+      : shepherd_(shepherd),
+        trial_(trial),
+        command_(std::move(command)),
+        report_(std::move(report)),
+        control_(std::move(control)),
+        status_pipe_(std::move(status)) {}
+  ~LocalProcess() override {
+    if (!status_) {
+      control_.reset();  // end of file: the shepherd kills the tree and exits
+      ::waitpid(shepherd_, nullptr, 0);
+    }
+  }
+  LocalProcess(const LocalProcess&) = delete;
+  LocalProcess& operator=(const LocalProcess&) = delete;
+
+  bool send(const std::string& line) override {
+    if (command_.get() < 0) return false;
+    if (!write_all(command_.get(), line.data(),
+                   line.size())) {  // EPIPE: it closed its end; EAGAIN: it does not read
+      command_.reset();
+      return false;
+    }
+    return true;
+  }
+
+  int report_fd() const override { return report_.get(); }
+
+  bool read_reports(std::string& buffer) override {
+    if (report_.get() < 0) return false;
+    char chunk[65536];
+    while (true) {
+      const ssize_t n = ::read(report_.get(), chunk, sizeof chunk);
+      if (n > 0) {
+        buffer.append(chunk, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      report_.reset();  // end of stream, or an error that ends it
+      return false;
+    }
+  }
+
+  std::optional<ExitStatus> poll_exit() override {
+    if (status_) return status_;
+    int raw = 0;
+    if (::waitpid(shepherd_, &raw, WNOHANG) != shepherd_) return std::nullopt;
+    StatusRecord record;
+    // The shepherd writes the trial's status before it exits; without one it was killed
+    // itself, and its own status is all there is.
+    status_ = read_record(status_pipe_.get(), record) && record.kind == 'S'
+                  ? exit_status_from_wait(record.value)
+                  : exit_status_from_wait(raw);
+    command_.reset();
+    control_.reset();
+    return status_;
+  }
+
+  void terminate(bool force) override {
+    const char request = force ? 'K' : 'T';
+    if (!status_ && control_.get() >= 0) (void)write_all(control_.get(), &request, 1);
+  }
+
+  long pid() const override { return trial_; }
+
+ private:
+  pid_t shepherd_;
+  pid_t trial_;
+  Fd command_;
+  Fd report_;
+  Fd control_;
+  Fd status_pipe_;
+  std::optional<ExitStatus> status_;
+};
+
+class LocalLauncher final : public Launcher {
+ public:
+  std::unique_ptr<TrialProcess> launch(const LaunchSpec& spec) override {
+    // Everything the children need is prepared before fork.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry = *e;
+      const std::string name = entry.substr(0, entry.find('='));
+      if (!spec.environment.contains(name)) env_strings.push_back(entry);
+    }
+    for (const auto& [name, value] : spec.environment) env_strings.push_back(name + "=" + value);
+    std::vector<char*> envp;
+    for (std::string& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::string shell = "/bin/sh";
+    std::string dash_c = "-c";
+    std::string command = spec.command;
+    char* argv[] = {shell.data(), dash_c.data(), command.data(), nullptr};
+    const std::string directory = spec.working_directory.string();
+
+    const auto make_pipe = [](Fd& read_end, Fd& write_end) {
+      int ends[2];
+      if (::pipe2(ends, O_CLOEXEC) != 0) throw system_error("pipe");
+      read_end.reset(ends[0]);
+      write_end.reset(ends[1]);
+    };
+    Fd command_read, command_write, report_read, report_write, control_read, control_write,
+        status_read, status_write;
+    make_pipe(command_read, command_write);
+    make_pipe(report_read, report_write);
+    make_pipe(control_read, control_write);
+    make_pipe(status_read, status_write);
+    Fd log(::open(spec.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    if (log.get() < 0) throw system_error("cannot open the log '" + spec.log.string() + "'");
+    Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    const pid_t runner = ::getpid();
+    const int layout[7] = {null_in.get(),      log.get(),          log.get(),
+                           command_read.get(), report_write.get(), control_read.get(),
+                           status_write.get()};
+
+    const pid_t shepherd = ::fork();
+    if (shepherd < 0) throw system_error("fork");
+    if (shepherd == 0) shepherd_main(runner, layout, argv, envp.data(), directory.c_str());
+
+    status_write.reset();
+    StatusRecord first;
+    if (!read_record(status_read.get(), first) || first.kind != 'P') {
+      ::waitpid(shepherd, nullptr, 0);
+      errno = first.kind == 'E' ? first.value : ECHILD;
+      throw system_error("cannot start '" + spec.command + "' in '" + directory + "'");
+    }
+    ::fcntl(report_read.get(), F_SETFL, O_NONBLOCK);
+    ::fcntl(status_read.get(), F_SETFL, O_NONBLOCK);
+    // A trial that talks over the channel never reads descriptor 3: once its pipe is full,
+    // the write fails (EAGAIN) and the pipe is dropped, instead of blocking the runner.
+    ::fcntl(command_write.get(), F_SETFL, O_NONBLOCK);
+    return std::make_unique<LocalProcess>(shepherd, first.value, std::move(command_write),
+                                          std::move(report_read), std::move(control_write),
+                                          std::move(status_read));
+  }
+
+  std::size_t kill_leftovers(const std::string& marker) override {
+    std::set<pid_t> killed;
+    for (int pass = 0; pass < 100; ++pass) {
+      std::size_t found = 0;
+      if (DIR* proc = ::opendir("/proc")) {
+        while (const dirent* entry = ::readdir(proc)) {
+          char* end = nullptr;
+          const long pid = std::strtol(entry->d_name, &end, 10);
+          if (*end != '\0' || pid <= 0 || pid == ::getpid()) continue;
+          std::ifstream file(std::string("/proc/") + entry->d_name + "/environ", std::ios::binary);
+          for (std::string variable; std::getline(file, variable, '\0');) {
+            if (variable == marker) {
+              ::kill(static_cast<pid_t>(pid), SIGKILL);
+              killed.insert(static_cast<pid_t>(pid));
+              ++found;
+              break;
+            }
+          }
+        }
+        ::closedir(proc);
+      }
+      if (found == 0) break;
+      pause_briefly();  // killed processes linger until reaped; look again
+    }
+    return killed.size();
+  }
+};
+
+}  // namespace
+
+ExitStatus exit_status_from_wait(int raw) {
+  ExitStatus status;
+  if (WIFEXITED(raw)) status.code = WEXITSTATUS(raw);
+  if (WIFSIGNALED(raw)) status.signal = WTERMSIG(raw);
+  return status;
+}
+
+std::string ExitStatus::describe() const {
+  if (cause != EndCause::kExited) return detail;
+  if (signal != 0) {
+    std::string text = "killed by signal " + std::to_string(signal);
+    if (const char* name = ::sigabbrev_np(signal)) {
+      text += " (SIG";
+      text += name;
+      text += ")";
+    }
+    return text;
+  }
+  return "exit code " + std::to_string(code);
+}
+
+std::unique_ptr<Launcher> make_local_launcher() {
+  return std::make_unique<LocalLauncher>();
+}
+
+LauncherKind local_launcher_kind() {
+  return LauncherKind{
+      .name = "local",
+      .help = "processes on this machine",
+      .remote = false,
+      .options = cli::OptionSet("local launcher options"),
+      .read_options = [](const cli::Args&, nlohmann::json) { return nlohmann::json::object(); },
+      .make = [](const nlohmann::json&) { return make_local_launcher(); },
+  };
+}
+
+}  // namespace hpsearch

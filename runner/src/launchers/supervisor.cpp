@@ -1,0 +1,317 @@
+#include "hpsearch/runner/supervisor.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "hpsearch/runner/errors.hpp"
+
+namespace hpsearch {
+namespace {
+
+constexpr std::size_t kMaxHello = 4096;
+
+}  // namespace
+
+Supervisor::~Supervisor() {
+  for (Connection& c : pending_) ::close(c.fd);
+  for (auto& [trial, live] : live_) {
+    for (Connection& c : live.connections) ::close(c.fd);
+  }
+}
+
+bool Supervisor::enqueue(std::uint32_t trial) {
+  if (live_.contains(trial) || queued_[trial]) return false;
+  queued_[trial] = true;
+  waiting_.push_back(trial);
+  return true;
+}
+
+void Supervisor::launch_waiting(
+    const std::function<std::optional<LaunchSpec>(std::uint32_t)>& prepare,
+    const std::function<void(std::uint32_t, long)>& started,
+    const std::function<void(std::uint32_t, const std::string&)>& failed) {
+  while (live_order_.size() < slots_ && !waiting_.empty()) {
+    const std::uint32_t trial = waiting_.front();
+    waiting_.pop_front();
+    queued_.erase(trial);
+    if (live_.contains(trial)) continue;
+    std::optional<LaunchSpec> spec = prepare(trial);
+    if (!spec) continue;
+    std::string token;
+    if (channel_ != nullptr) {
+      token = random_token();
+      spec->environment["HPSEARCH_CHANNEL"] = channel_->address();
+      spec->environment["HPSEARCH_TRIAL_TOKEN"] = token;
+    }
+    std::unique_ptr<TrialProcess> process;
+    try {
+      process = launcher_.launch(*spec);
+    } catch (const std::runtime_error& e) {
+      failed(trial, e.what());
+      continue;
+    }
+    const long pid = process->pid();
+    if (!token.empty()) tokens_[token] = trial;
+    Live& live = live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}})
+                     .first->second;
+    if (live.process->handle().empty()) live.heard = std::chrono::steady_clock::now();
+    live_order_.push_back(trial);
+    started(trial, pid);
+  }
+}
+
+void Supervisor::adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> process,
+                       const std::string& token) {
+  if (live_.contains(trial)) return;
+  if (!token.empty()) tokens_[token] = trial;
+  live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}});
+  live_order_.push_back(trial);
+}
+
+std::vector<std::uint32_t> Supervisor::silent(std::chrono::steady_clock::duration limit,
+                                              std::chrono::steady_clock::time_point now) const {
+  std::vector<std::uint32_t> found;
+  for (const std::uint32_t trial : live_order_) {
+    const Live& live = live_.at(trial);
+    if (live.heard && now - *live.heard > limit) found.push_back(trial);
+  }
+  return found;
+}
+
+std::optional<std::chrono::steady_clock::time_point> Supervisor::next_silence(
+    std::chrono::steady_clock::duration limit) const {
+  std::optional<std::chrono::steady_clock::time_point> next;
+  for (const auto& [trial, live] : live_) {
+    if (live.heard && (!next || *live.heard + limit < *next)) next = *live.heard + limit;
+  }
+  return next;
+}
+
+bool Supervisor::send(std::uint32_t trial, const std::string& line) {
+  const auto it = live_.find(trial);
+  if (it == live_.end()) return false;
+  it->second.commands += line;
+  bool taken = it->second.process->send(line);
+  for (Connection& c : it->second.connections) {
+    c.out += line;
+    flush(c);
+    taken = true;
+  }
+  return taken || channel_ != nullptr;  // a process may still connect and get it
+}
+
+void Supervisor::reply(std::uint32_t trial, const std::string& line) {
+  const auto it = live_.find(trial);
+  if (it == live_.end()) return;
+  for (Connection& c : it->second.connections) {
+    c.out += line;
+    flush(c);
+  }
+}
+
+void Supervisor::flush(Connection& c) {
+  while (!c.out.empty()) {
+    const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        c.out.clear();  // gone: the read side notices
+      return;
+    }
+    c.out.erase(0, static_cast<std::size_t>(n));
+  }
+}
+
+void Supervisor::terminate(std::uint32_t trial, bool force) {
+  if (const auto it = live_.find(trial); it != live_.end()) it->second.process->terminate(force);
+}
+
+void Supervisor::wait(int timeout_ms, int wake_fd) {
+  std::vector<pollfd> fds{{wake_fd, POLLIN, 0}};
+  if (channel_ != nullptr) fds.push_back({channel_->listen_fd(), POLLIN, 0});
+  for (const Connection& c : pending_) fds.push_back({c.fd, POLLIN, 0});
+  for (const std::uint32_t trial : live_order_) {
+    const Live& live = live_.at(trial);
+    if (live.process->report_fd() >= 0) fds.push_back({live.process->report_fd(), POLLIN, 0});
+    for (const Connection& c : live.connections) {
+      fds.push_back({c.fd, static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), 0});
+    }
+  }
+  const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+  if (ready < 0 && errno != EINTR) throw RunnerError(std::string("poll: ") + std::strerror(errno));
+  readable_ = ready > 0;
+}
+
+void Supervisor::deliver() {
+  if (readable_) {
+    accept_connections();
+    read_pending();
+    for (std::size_t k = 0; k < live_order_.size(); ++k) read_reports(live_order_[k]);
+  }
+  readable_ = false;
+  reap();
+}
+
+void Supervisor::accept_connections() {
+  if (channel_ == nullptr) return;
+  for (int fd; (fd = channel_->accept()) >= 0;) pending_.push_back(Connection{fd, {}, {}, false});
+}
+
+// A new connection's first line must be a hello with the token of a running launch.
+void Supervisor::read_pending() {
+  for (std::size_t k = 0; k < pending_.size();) {
+    Connection& c = pending_[k];
+    const bool open = receive(c);
+    const std::size_t newline = c.in.find('\n');
+    std::optional<std::string> hello;
+    if (newline != std::string::npos) {
+      hello = c.in.substr(0, newline);
+      c.in.erase(0, newline + 1);
+    }
+    if (!hello) {
+      if (!open || c.in.size() > kMaxHello) {
+        ::close(c.fd);
+        pending_.erase(pending_.begin() + static_cast<long>(k));
+      } else {
+        ++k;
+      }
+      continue;
+    }
+    std::optional<std::uint32_t> trial;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(*hello);
+      if (j.value("type", "") == "hello" && j.contains("token") && j.at("token").is_string()) {
+        if (const auto it = tokens_.find(j.at("token").get<std::string>()); it != tokens_.end())
+          trial = it->second;
+      }
+    } catch (const nlohmann::json::exception&) {}
+    Connection moved = std::move(c);
+    pending_.erase(pending_.begin() + static_cast<long>(k));
+    if (!trial) {
+      const std::string refusal =
+          "{\"error\":\"the first line must be {\\\"type\\\":\\\"hello\\\",\\\"token\\\":T} "
+          "with the token of a running trial (HPSEARCH_TRIAL_TOKEN)\"}\n";
+      (void)!::send(moved.fd, refusal.data(), refusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      listener_.on_refused(peer_name(moved.fd));
+      ::close(moved.fd);
+      continue;
+    }
+    // Lines that came with the hello are the trial's first reports.
+    std::string rest = std::move(moved.in);
+    moved.in.clear();
+    moved.out = live_.at(*trial).commands;
+    flush(moved);
+    live_.at(*trial).connections.push_back(std::move(moved));
+    live_.at(*trial).heard = std::chrono::steady_clock::now();
+    for (std::size_t end; (end = rest.find('\n')) != std::string::npos;) {
+      listener_.on_report(*trial, rest.substr(0, end));
+      rest.erase(0, end + 1);
+    }
+    live_.at(*trial).connections.back().in = std::move(rest);
+  }
+}
+
+bool Supervisor::receive(Connection& c) {
+  flush(c);
+  char chunk[65536];
+  while (true) {
+    const ssize_t n = ::recv(c.fd, chunk, sizeof chunk, MSG_DONTWAIT);
+    if (n > 0) {
+      c.in.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 && (errno == EAGAIN ||
+                     errno == EWOULDBLOCK);  // else end of stream, or an error that ends it
+  }
+}
+
+bool Supervisor::read_connection(Connection& c, const std::function<void(const std::string&)>& line,
+                                 const std::function<void(const std::string&)>& oversized) {
+  const bool open = receive(c);
+  std::size_t newline;
+  while ((newline = c.in.find('\n')) != std::string::npos) {
+    const std::string text = c.in.substr(0, newline);
+    c.in.erase(0, newline + 1);
+    line(text);
+  }
+  if (c.in.size() > kMaxReportLine && !c.oversized) {
+    c.oversized = true;
+    oversized(c.in.substr(0, 200));
+  }
+  return open;
+}
+
+void Supervisor::read_reports(std::uint32_t trial) {
+  const auto deliver_line = [&](const std::string& text) {
+    live_.at(trial).heard =
+        std::chrono::steady_clock::now();  // any line is talking, even a bad one
+    listener_.on_report(trial, text);
+  };
+  const auto too_long = [&](const std::string& head) {
+    listener_.on_oversized_report(trial, head);
+  };
+  {
+    Live& live = live_.at(trial);
+    const bool open = live.process->read_reports(live.buffer);
+    std::size_t newline;
+    while ((newline = live.buffer.find('\n')) != std::string::npos) {
+      const std::string text = live.buffer.substr(0, newline);
+      live.buffer.erase(0, newline + 1);
+      deliver_line(text);
+    }
+    if (live.buffer.size() > kMaxReportLine && !live.oversized) {
+      live.oversized = true;
+      too_long(live.buffer.substr(0, 200));
+    }
+    if (!open) live.report_eof = true;
+  }
+  // The listener may send to this trial while we read (appending to a connection's outbox);
+  // it never adds or removes connections, so references stay valid.
+  std::vector<Connection>& connections = live_.at(trial).connections;
+  for (std::size_t k = 0; k < connections.size();) {
+    if (read_connection(connections[k], deliver_line, too_long)) {
+      ++k;
+    } else {
+      ::close(connections[k].fd);
+      connections.erase(connections.begin() + static_cast<long>(k));
+    }
+  }
+}
+
+void Supervisor::reap() {
+  for (std::size_t k = 0; k < live_order_.size();) {
+    const std::uint32_t trial = live_order_[k];
+    Live& live = live_.at(trial);
+    const std::optional<ExitStatus> status = live.process->poll_exit();
+    if (status) {
+      // A connection its tree made before exiting may still wait in the channel's backlog, or
+      // for its hello to be read: take those in first, or what it sent on them is lost (a
+      // trial that connected, reported invalid_hp and exited at once looked like a plain exit).
+      accept_connections();
+      read_pending();
+    }
+    if (status && !live.report_eof) read_reports(trial);  // drain what it wrote before exiting
+    if (!status || !live_.at(trial).report_eof) {
+      ++k;
+      continue;
+    }
+    // Its whole tree is gone, so what its connections hold is complete: read it, close them.
+    read_reports(trial);
+    Live ended = std::move(live_.at(trial));
+    for (Connection& c : ended.connections) ::close(c.fd);
+    if (!ended.token.empty()) tokens_.erase(ended.token);
+    live_order_.erase(live_order_.begin() + static_cast<long>(k));
+    live_.erase(trial);
+    listener_.on_exited(trial, *status);
+  }
+}
+
+}  // namespace hpsearch
