@@ -172,6 +172,13 @@ class Experiment final : private SupervisorListener {
 
   bool send(std::uint32_t i, const TrialCommand& command);
 
+  // Group commit: the reports delivered together are one batch, their records synced once
+  // before what they decided reaches the trials (experiment.cpp).
+  void deliver_batch();
+  // A line for trial i's process (a command, or with `reply` an answer to a request): written
+  // now, or held until the batch's sync. False if the trial is not running.
+  bool write_to_trial(std::uint32_t i, std::string line, bool reply);
+
   void launch_waiting();
 
   std::optional<LaunchSpec> prepare_launch(std::uint32_t i);
@@ -295,6 +302,16 @@ class Experiment final : private SupervisorListener {
   Shutdown shutdown_;
   int interrupted_ = 0;
   DecisionStats decisions_;
+  std::uint64_t validations_handled_ = 0;  // validation reports fed to the searcher
+  // Group commit: a batch is open while the supervisor delivers; the lines it decided wait
+  // for its sync.
+  struct HeldLine {
+    std::uint32_t trial;
+    std::string line;
+    bool reply;
+  };
+  bool batch_open_ = false;
+  std::vector<HeldLine> held_lines_;
   SavePolicy save_policy_;
   // Closed trials whose save policy waits for the model registry's lock.
   std::deque<std::uint32_t> deferred_garbage_;

@@ -83,7 +83,22 @@ Journal::~Journal() {
 
 void Journal::append(const nlohmann::json& record, bool sync) {
   write_all(fd_, json_line(record) + '\n', path_);
-  if (sync && ::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
+  if (sync && held_) {
+    sync_owed_ = true;
+  } else if (sync && ::fdatasync(fd_) != 0) {
+    throw file_error("cannot sync the journal", path_);
+  }
+}
+
+void Journal::sync_held() {
+  if (!sync_owed_) return;
+  if (::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
+  sync_owed_ = false;
+}
+
+void Journal::release_syncs() {
+  sync_held();
+  held_ = false;
 }
 
 JournalContents read_journal(const std::filesystem::path& path) {

@@ -43,6 +43,11 @@ class JournaledSearcher {
   /// Journals one of the runner's own records: {"seq":N, kind: body}; `sync` as Journal::append.
   void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
 
+  /// Group commit (Journal::hold_syncs): the records of one batch share one sync.
+  void hold_syncs() { journal_->hold_syncs(); }
+  void release_syncs() { journal_->release_syncs(); }
+  void sync_held() { journal_->sync_held(); }
+
   /// Replays the journal's records from the snapshot on (after restore; from the start
   /// without one), in order: runner records go to `apply` as they are, searcher records are
   /// fed to the searcher, their answers checked against the recorded ones, and then go to

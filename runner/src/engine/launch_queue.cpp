@@ -131,7 +131,7 @@ bool Experiment::send(std::uint32_t i, const TrialCommand& command) {
   LaunchState& l = launches_[i];
   if (std::holds_alternative<PauseCommand>(command)) l.pause_sent = true;
   if (std::holds_alternative<CloseCommand>(command)) l.close_sent = true;
-  return supervisor_.send(i, command_line(command));
+  return write_to_trial(i, command_line(command), false);
 }
 
 void Experiment::launch_waiting() {

@@ -76,9 +76,7 @@ void Experiment::handle_report(std::uint32_t i, const std::string& line) {
     report_.log(name(i) + " validated at " + std::to_string(v->length) + ": " +
                 config_.searcher.metric + " " + json_line(metric_to_json(v->metric)));
     dirty_.push_back(i);
-    // The runner's own cost per operation: from the report to the next commands sent,
-    // journal syncs included.
-    const auto started = std::chrono::steady_clock::now();
+    ++validations_handled_;  // the runner's cost per operation: deliver_batch measures it
     metrics_.note_searcher_value(v->metric);
     // The operation carries the searcher metric; the validation metrics the trial reported
     // at the same length complete it.
@@ -86,9 +84,6 @@ void Experiment::handle_report(std::uint32_t i, const std::string& line) {
     all.update(v->metrics);
     feed(ValidationCompleted{t.id, v->metric, v->length}, all);
     reconcile(i);
-    decisions_.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    ++decisions_.count;
   } else if (const auto* c = std::get_if<CheckpointReport>(&report)) {
     checkpointed(i, line, *c);
   } else if (const auto* invalid = std::get_if<InvalidHpReport>(&report)) {
@@ -110,7 +105,7 @@ void Experiment::handle_report(std::uint32_t i, const std::string& line) {
       const std::optional<double> best = metrics_.best();
       answer["value"] = best ? metric_to_json(*best) : nlohmann::json(nullptr);
     }
-    supervisor_.reply(i, json_line(answer) + '\n');
+    write_to_trial(i, json_line(answer) + '\n', true);
   } else if (const auto* deleted = std::get_if<CheckpointDeletedReport>(&report)) {
     forget_checkpoint(i, deleted->storage_id);
     append_runner_record("checkpoint_deleted",

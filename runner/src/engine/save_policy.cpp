@@ -52,10 +52,14 @@ bool Experiment::collect_garbage(std::uint32_t i,
       return registry->registered_checkpoints.contains(id);
     });
   }
+  // Recorded as deleted (and synced: a batch's sync is brought forward) before the files go.
   for (const std::string& id : doomed) {
-    std::error_code ignored;
     append_runner_record("checkpoint_deleted",
                          {{"request_id", t.id.to_string()}, {"storage_id", id}});
+  }
+  searcher_.sync_held();
+  for (const std::string& id : doomed) {
+    std::error_code ignored;
     fs::remove_all(storage_ / id, ignored);
     forget_checkpoint(i, id);
   }

@@ -39,11 +39,23 @@ class Journal {
 
   /// Appends one record as a line and waits until it is on disk (unless `sync` is false: then
   /// it is on disk once a later record is, or if the machine does not crash). Throws DiskError.
+  /// While syncs are held, a record that asks for a sync is only written: the sync comes at
+  /// release_syncs (or sync_held), before anything decided on the record is acted on.
   void append(const nlohmann::json& record, bool sync = true);
+
+  /// Group commit: the records appended until release_syncs share one sync.
+  void hold_syncs() { held_ = true; }
+  /// Syncs what the held records asked for, once, and appends with their own syncs again.
+  void release_syncs();
+  /// Syncs what the held records asked for now, syncs still held (a file about to be deleted
+  /// must be recorded as deleted first).
+  void sync_held();
 
  private:
   std::filesystem::path path_;
   int fd_ = -1;
+  bool held_ = false;
+  bool sync_owed_ = false;  // a record appended while held asked for a sync
 };
 
 /// What a journal holds.
