@@ -53,11 +53,32 @@ if(NOT rc EQUAL 0 OR NOT expected MATCHES "^{\"operations\":\\[{\"hparams\"")
   message(FATAL_ERROR "installed searcher-sim drive failed (${rc}): ${expected}")
 endif()
 
+# README.md's C++ block, exactly as written there: built below with the consumers.
+file(READ "${SOURCE_DIR}/README.md" readme)
+string(FIND "${readme}" "```cpp\n" begin)
+if(begin EQUAL -1)
+  message(FATAL_ERROR "README.md has no ```cpp block")
+endif()
+math(EXPR begin "${begin} + 7")
+string(SUBSTRING "${readme}" ${begin} -1 rest)
+string(FIND "${rest}" "```" end)
+string(SUBSTRING "${rest}" 0 ${end} snippet)
+file(WRITE "${WORK_DIR}/readme_snippet.cpp" "${snippet}")
+
 # 1. CMake: find_package(hpsearch 0.2 REQUIRED).
 run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/package/consumer" -B "${WORK_DIR}/consumer"
     -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
-    "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+    "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+    "-DREADME_SNIPPET=${WORK_DIR}/readme_snippet.cpp")
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/consumer")
+# The README's program reads exp.yaml in its working directory and answers two events.
+file(MAKE_DIRECTORY "${WORK_DIR}/readme")
+file(COPY_FILE "${config}" "${WORK_DIR}/readme/exp.yaml")
+execute_process(COMMAND "${WORK_DIR}/consumer/readme_cpp" WORKING_DIRECTORY "${WORK_DIR}/readme"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "README.md's C++ block failed (${rc}):\n${out}${err}")
+endif()
 foreach(program IN ITEMS consumer_cpp consumer_c)
   run("${WORK_DIR}/consumer/${program}" "${config}" 3)
   if(NOT output STREQUAL expected)
@@ -115,5 +136,5 @@ if(NOT determined_file STREQUAL "${pythondir}/determined/__init__.py")
   message(FATAL_ERROR "the installed searcher-run's trial imported ${determined_file}, "
                       "not ${pythondir}/determined/__init__.py")
 endif()
-message(STATUS "installed to ${prefix}; find_package and pkg-config consumers and the Python module "
+message(STATUS "installed to ${prefix}; README.md's C++ block runs; find_package and pkg-config consumers and the Python module "
                "agree with searcher-sim drive; the installed searcher-run's trials use the installed client")
