@@ -4,22 +4,28 @@
 # fdatasync: group commit) over the validations in it, with trivial shell trials. Measured
 # with 1 trial in flight (every operation waits for its own sync) and with 64 in flight (syncs
 # shared), beside one bare fdatasync of a journal-sized append on the same disk in the same run.
-# RUNS runs of each (default 3); writes build/bench/runner.json.
+# RUNS runs of each (default 3); writes build/bench/runner.json (OUT). SEARCHER_RUN names another
+# build's program to measure (an older commit's, side by side); default: this tree's, built.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release --target searcher-run >/dev/null
+runner=${SEARCHER_RUN:-}
+if [ -z "$runner" ]; then
+  cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/release --target searcher-run >/dev/null
+  runner=build/release/runner/searcher-run
+fi
+out=${OUT:-build/bench/runner.json}
 mkdir -p build/bench
 dir=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/hpsearch-runner-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 runs=${RUNS:-3}
 for run in $(seq 1 "$runs"); do
-  build/release/runner/searcher-run run --config bench/runner/overhead.yaml --dir "$dir/one$run" \
+  "$runner" run --config bench/runner/overhead.yaml --dir "$dir/one$run" \
     --slots 1 >/dev/null 2>&1
   sed 's/max_concurrent_trials: 1$/max_concurrent_trials: 64/; s/max_trials: 200$/max_trials: 640/' \
     bench/runner/overhead.yaml > "$dir/overhead64.yaml"
   cp bench/runner/trivial_trial.sh "$dir/"
-  build/release/runner/searcher-run run --config "$dir/overhead64.yaml" --dir "$dir/many$run" \
+  "$runner" run --config "$dir/overhead64.yaml" --dir "$dir/many$run" \
     --slots 64 >/dev/null 2>&1
 done
 /usr/bin/python3 - "$dir" "$runs" <<'PY' > build/bench/runner.json
@@ -59,4 +65,4 @@ print(f"medians: 1 in flight {one:.3f} ms per operation ({one / sync:.2f} x one 
       f"64 in flight {many:.3f} ms, one bare fdatasync {sync:.3f} ms", file=sys.stderr)
 print(json.dumps(result, indent=2))
 PY
-echo "wrote build/bench/runner.json"
+echo "wrote $out"
