@@ -1,0 +1,345 @@
+"""Unit tests of determined.pytorch (the Trial API), all in one interpreter (importing torch is
+the slow part). Oracles are derived by hand in the comments.
+
+    /usr/bin/python3 tests/trial_api/trial_api_test.py SOURCE_DIR
+"""
+import json
+import os
+import pathlib
+import sys
+import tempfile
+import unittest
+
+source = pathlib.Path(sys.argv.pop(1)).resolve()
+sys.path.insert(0, str(source / "python"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+for variable in [v for v in os.environ if v.startswith("HPSEARCH_")]:
+    del os.environ[variable]  # off-cluster: these tests never talk to a runner
+work = pathlib.Path(tempfile.mkdtemp(prefix="trial-api-unit-"))
+os.environ["HOME"] = str(work)  # det.core.init()'s local checkpoints land here, not in a real home
+
+import torch  # noqa: E402
+import torch.utils.data as data  # noqa: E402
+
+import determined as det  # noqa: E402
+from determined import pytorch  # noqa: E402
+from determined.pytorch import _lr_scheduler  # noqa: E402
+import onevar_trial  # noqa: E402
+import rich_trial  # noqa: E402
+
+
+def train_locally(trial_class, hparams, length, config=None, aggregation_frequency=1, **fit):
+    config = dict(config or {})
+    config.setdefault("checkpoint_storage", {"type": "shared_fs", "host_path": str(work / "checkpoints")})
+    with pytorch.init(hparams=hparams, exp_conf=config, aggregation_frequency=aggregation_frequency) as context:
+        trial = trial_class(context)
+        pytorch.Trainer(trial, context).fit(max_length=length, **fit)
+    return trial
+
+
+def latest_checkpoint():
+    directories = sorted((work / "checkpoints").iterdir(), key=lambda p: p.stat().st_mtime_ns)
+    return directories[-1]
+
+
+class OneVariableSGD(unittest.TestCase):
+    # Batch of x values X (y = 2x), loss mean((w x - 2x)^2): dL/dw = 2 (w - 2) mean(x^2).
+    # With batches of 2 from x = 1..8: mean(x^2) = 2.5, 12.5, 30.5, 56.5.
+
+    def test_three_batches(self):
+        # w1 = 0 - 0.01 * 2(0-2)*2.5 = 0.1; w2 = 0.1 + 0.01*2*1.9*12.5 = 0.575;
+        # w3 = 0.575 + 0.01*2*1.425*30.5 = 1.44425
+        trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3))
+        self.assertAlmostEqual(trial.model.weight.item(), 1.44425, places=5)
+
+    def test_epoch_wraps_around(self):
+        # Epoch(1) of 4 batches, then Batch(5) more is the first batch again (repeat): after the
+        # epoch w4 = w3 + 0.01*2*(2-w3)*56.5 = 1.44425 + 1.13*0.55575 = 2.0722475; batch 5 is
+        # x = 1, 2 again: w5 = w4 + 0.01*2*(2-w4)*2.5 = 2.0722475 - 0.05*0.0722475 = 2.068635125.
+        trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Epoch(1))
+        self.assertAlmostEqual(trial.model.weight.item(), 2.0722475, places=5)
+        trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(5))
+        self.assertAlmostEqual(trial.model.weight.item(), 2.068635125, places=5)
+
+    def test_aggregation_averages_gradients(self):
+        # aggregation_frequency 2: one step after batches 1 and 2, on (g1 + g2) / 2 with both
+        # gradients at w = 0: (2(-2)2.5 + 2(-2)12.5) / 2 = -30, so w = 0.01 * 30 = 0.3.
+        trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(2),
+                              aggregation_frequency=2)
+        self.assertAlmostEqual(trial.model.weight.item(), 0.3, places=6)
+        # An odd batch count leaves the third batch's gradient accumulated, not applied.
+        trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3),
+                              aggregation_frequency=2)
+        self.assertAlmostEqual(trial.model.weight.item(), 0.3, places=6)
+
+    def test_aggregation_without_averaging(self):
+        # average_aggregated_gradients: false steps on the sum g1 + g2 = -60: w = 0.6.
+        trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(2),
+                              config={"optimizations": {"average_aggregated_gradients": False}},
+                              aggregation_frequency=2)
+        self.assertAlmostEqual(trial.model.weight.item(), 0.6, places=6)
+
+    def test_records_unit(self):
+        # 7 records at 2 per batch: Batch(7 // 2) = 3 batches, w = 1.44425 as above.
+        self.assertEqual(pytorch.TrainUnit._from_values(records=7, global_batch_size=2), pytorch.Batch(3))
+        self.assertEqual(pytorch.TrainUnit._from_values(records=1, global_batch_size=2), pytorch.Batch(1))
+        with self.assertRaisesRegex(ValueError, "min_validation_period: exactly one"):
+            pytorch.TrainUnit._from_values(batches=1, epochs=1, field="min_validation_period")
+
+
+class Sampling(unittest.TestCase):
+    def batches(self, sampler, n):
+        iterator = iter(sampler)
+        return [next(iterator) for _ in range(n)]
+
+    def test_shard_repeat_skip(self):
+        # Base: [0,1] [2,3] [4,5] [6,7] [8,9], repeated: positions 0..9 are b0..b4 b0..b4.
+        # Rank 1 of 2 takes the odd positions: b1 b3 b0 b2 b4 b1 ...; skipping 2 of its own
+        # batches leaves b0 b2 b4 b1.
+        base = data.BatchSampler(data.SequentialSampler(range(10)), 2, False)
+        sampler = pytorch.adapt_batch_sampler(base, repeat=True, skip=2, num_replicas=2, rank=1)
+        self.assertEqual(self.batches(sampler, 4), [[0, 1], [4, 5], [8, 9], [2, 3]])
+        rank0 = pytorch.adapt_batch_sampler(base, repeat=True, num_replicas=2, rank=0)
+        self.assertEqual(self.batches(rank0, 3), [[0, 1], [4, 5], [8, 9]])
+
+    def test_lengths(self):
+        # 5 batches over 2 ranks: rank 0 gets 3 (positions 0, 2, 4), rank 1 gets 2.
+        base = data.BatchSampler(data.SequentialSampler(range(10)), 2, False)
+        self.assertEqual(len(pytorch.samplers.DistributedBatchSampler(base, 2, 0)), 3)
+        self.assertEqual(len(pytorch.samplers.DistributedBatchSampler(base, 2, 1)), 2)
+        # Skipping keeps the epoch length (epochs count from the start of training).
+        self.assertEqual(len(pytorch.adapt_batch_sampler(base, repeat=True, skip=3)), 5)
+
+    def test_data_loader_shards_like_the_sampler(self):
+        loader = pytorch.DataLoader(torch.arange(10), batch_size=2)
+        self.assertEqual(len(loader), 5)
+        torch_loader = loader.get_data_loader(repeat=False, num_replicas=2, rank=1)
+        self.assertEqual([b.tolist() for b in torch_loader], [[2, 3], [6, 7]])
+
+    def test_iterable_dataset_refused(self):
+        class Stream(data.IterableDataset):
+            def __iter__(self):
+                return iter(range(3))
+        with self.assertRaisesRegex(ValueError, "map-style"):
+            pytorch.DataLoader(Stream())
+
+    def test_data_length(self):
+        self.assertEqual(pytorch.data_length({"x": torch.zeros(7, 2)}), 7)
+        self.assertEqual(pytorch.data_length((torch.zeros(3), torch.zeros(3))), 3)
+
+
+class SchedulerSteps(unittest.TestCase):
+    Mode = pytorch.LRScheduler.StepMode
+
+    def total(self, mode, frequency, batches, aggregation, epoch_len):
+        return sum(_lr_scheduler.batches_to_step(mode, frequency, b, aggregation, epoch_len) for b in range(batches))
+
+    def test_step_counts(self):
+        # Every batch: 12 batches -> 12 steps; frequency 5 -> batches 5 and 10 -> 2.
+        self.assertEqual(self.total(self.Mode.STEP_EVERY_BATCH, 1, 12, 1, 4), 12)
+        self.assertEqual(self.total(self.Mode.STEP_EVERY_BATCH, 5, 12, 1, 4), 2)
+        # Aggregation 3: the optimizer steps after batches 3, 6, 9, 12; every batch up to then
+        # counts, so still 12 steps (taken 3 at a time).
+        self.assertEqual(self.total(self.Mode.STEP_EVERY_BATCH, 1, 12, 3, 4), 12)
+        self.assertEqual(self.total(self.Mode.STEP_EVERY_OPTIMIZER_STEP, 1, 12, 3, 4), 4)
+        # Every epoch of 4 batches: after batches 4, 8, 12 -> 3; frequency 2 -> epochs 2 -> 1.
+        self.assertEqual(self.total(self.Mode.STEP_EVERY_EPOCH, 1, 12, 1, 4), 3)
+        self.assertEqual(self.total(self.Mode.STEP_EVERY_EPOCH, 2, 12, 1, 4), 1)
+        self.assertEqual(self.total(self.Mode.MANUAL_STEP, 1, 12, 1, 4), 0)
+
+
+class Reducers(unittest.TestCase):
+    def test_evaluation_reducer_and_metric_reducer(self):
+        class Summing(onevar_trial.OneVarTrial):
+            def __init__(self, context):
+                super().__init__(context)
+                self.count = context.wrap_reducer(CountRecords(), name="records")
+
+            def evaluate_batch(self, batch):
+                x, y = batch
+                self.count.update(len(x))
+                return {"x_sum": x.sum(), "x_max": x.max(), "x_mean": x.mean()}
+
+            def evaluation_reducer(self):
+                return {"x_sum": pytorch.Reducer.SUM, "x_max": pytorch.Reducer.MAX}
+
+        class CountRecords(pytorch.MetricReducer):
+            def reset(self):
+                self.n = 0
+
+            def update(self, n):
+                self.n += n
+
+            def per_slot_reduce(self):
+                return self.n
+
+            def cross_slot_reduce(self, per_slot):
+                return sum(per_slot)
+
+        seen = {}
+
+        class Capture(pytorch.PyTorchCallback):
+            def on_validation_end(self, metrics):
+                seen.update(metrics)
+
+        Summing.build_callbacks = lambda self: {"capture": Capture()}
+        train_locally(Summing, {"lr": 0.0, "global_batch_size": 2}, pytorch.Batch(1))
+        # x = 1..8 in batches of 2: sum 36, max 8, mean of batch means 4.5, 8 records.
+        self.assertEqual(float(seen["x_sum"]), 36.0)
+        self.assertEqual(float(seen["x_max"]), 8.0)
+        self.assertAlmostEqual(float(seen["x_mean"]), 4.5)
+        self.assertEqual(seen["records"], 8)
+
+
+class Resume(unittest.TestCase):
+    def test_resume_is_bit_identical(self):
+        hparams = {"lr": 0.05, "global_batch_size": 8}
+        # 12 batches per epoch; stop at 17 (mid-epoch, mid-StepLR period), resume to 30. The
+        # uninterrupted run validates at 17 too: making the validation loader's iterator draws
+        # from torch's RNG (as in Determined), so a search's trials validate where they pause.
+        whole = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(30), validation_period=pytorch.Batch(17))
+        train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(17))
+        checkpoint = latest_checkpoint()
+        state = torch.load(checkpoint / "state_dict.pth")
+        self.assertEqual(sorted(state), ["callbacks", "lr_schedulers_state_dict", "models_state_dict",
+                                         "optimizers_state_dict", "rng_state"])
+        self.assertEqual(sorted(state["rng_state"]), ["cpu_rng_state", "np_rng_state", "random_rng_state"])
+        load_data = json.loads((checkpoint / "load_data.json").read_text())
+        self.assertEqual(load_data["trial_type"], "PyTorchTrial")
+        self.assertEqual(load_data["hparams"], hparams)
+        resumed = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(30), latest_checkpoint=str(checkpoint))
+        for (name, a), b in zip(whole.model.state_dict().items(), resumed.model.state_dict().values()):
+            self.assertTrue(torch.equal(a, b), name)
+        for a, b in zip(whole.opt.state_dict()["state"].values(), resumed.opt.state_dict()["state"].values()):
+            self.assertTrue(torch.equal(a["momentum_buffer"], b["momentum_buffer"]))
+        self.assertEqual(whole.sched.state_dict(), resumed.sched.state_dict())
+        # 30 batches of 12 per epoch: 2 epochs ended; a training workload ends at each boundary
+        # (the validation at 17, the end at 30): 2 in both, the resumed one counting its first
+        # from the checkpoint.
+        self.assertEqual(resumed.counter.epochs, 2)
+        self.assertEqual((whole.counter.workloads, resumed.counter.workloads), (2, 2))
+        # Without the checkpoint the same 13 batches from scratch differ (the test can fail).
+        fresh = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(13))
+        self.assertFalse(torch.equal(fresh.model[0].weight, whole.model[0].weight))
+
+    def test_load_trial_from_checkpoint_path(self):
+        train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3))
+        checkpoint = latest_checkpoint()
+        trial = pytorch.load_trial_from_checkpoint_path(str(checkpoint), trial_class=onevar_trial.OneVarTrial)
+        self.assertAlmostEqual(trial.model.weight.item(), 1.44425, places=5)
+        self.assertIsInstance(trial.context, pytorch.CheckpointLoadContext)
+        self.assertEqual(trial.context.get_hparam("lr"), 0.01)
+
+    def test_old_checkpoint_with_metadata_json(self):
+        # Determined <= 0.17.7: model_state_dict (one model) and metadata.json with the config.
+        old = work / "old-checkpoint"
+        (old / "code").mkdir(parents=True)
+        (old / "code" / "model_def.py").write_text((pathlib.Path(__file__).parent / "onevar_trial.py").read_text())
+        torch.save({"model_state_dict": {"weight": torch.tensor([[1.5]])}, "optimizer_state_dict": {}},
+                   old / "state_dict.pth")
+        (old / "metadata.json").write_text(json.dumps({
+            "framework": "torch-1.4.0", "experiment_config": {"entrypoint": "model_def:OneVarTrial"},
+            "hparams": {"lr": 0.5, "global_batch_size": 2}}))
+        trial = pytorch.load_trial_from_checkpoint_path(str(old))
+        self.assertEqual(trial.model.weight.item(), 1.5)
+        self.assertEqual(type(trial).__module__, "model_def")
+
+    def test_no_load_data(self):
+        empty = work / "empty-checkpoint"
+        empty.mkdir()
+        with self.assertRaisesRegex(AssertionError, "neither load_data.json nor metadata.json"):
+            pytorch.load_trial_from_checkpoint_path(str(empty))
+
+
+class ImportFromPath(unittest.TestCase):
+    def test_two_definitions_of_one_name(self):
+        for value in (1, 2):
+            code = work / f"code{value}"
+            code.mkdir()
+            (code / "model_def.py").write_text(f"VALUE = {value}\n")
+        with det.import_from_path(work / "code1"):
+            import model_def
+            self.assertEqual(model_def.VALUE, 1)
+        with det.import_from_path(work / "code2"):
+            import model_def  # noqa: F811
+            self.assertEqual(model_def.VALUE, 2)
+        self.assertNotIn("model_def", sys.modules)
+
+    def test_entrypoint_specs(self):
+        from determined import _import
+        pkg = work / "mypkg"
+        (pkg / "lib").mkdir(parents=True)
+        (pkg / "__init__.py").write_text("class Top:\n    pass\n")
+        (pkg / "lib" / "__init__.py").write_text("")
+        (pkg / "lib" / "trial.py").write_text("class trial_classes:\n    class Nested:\n        pass\n")
+        self.assertEqual(_import.load_object(":Top", pkg).__name__, "Top")
+        self.assertEqual(_import.load_object("lib.trial:trial_classes.Nested", pkg).__name__, "Nested")
+        with self.assertRaisesRegex(AttributeError, "has no 'Missing'"):
+            _import.load_object("lib.trial:Missing", pkg)
+        self.assertFalse(_import.is_entrypoint_spec("python3 train.py"))
+        self.assertTrue(_import.is_entrypoint_spec("model_def:MyTrial"))
+
+
+class TestModes(unittest.TestCase):
+    config = {"hyperparameters": {"lr": {"type": "const", "val": 0.01}, "global_batch_size": 2},
+              "searcher": {"name": "single", "metric": "val_loss", "max_length": {"batches": 3}}}
+
+    def test_test_one_batch(self):
+        from determined.experimental import test_one_batch
+        before = set((work / "checkpoints").glob("*")) if (work / "checkpoints").exists() else set()
+        trial = test_one_batch(onevar_trial.OneVarTrial, self.config)
+        # One batch: w1 = 0.1 (as above).
+        self.assertAlmostEqual(trial.model.weight.item(), 0.1, places=6)
+        after = set((work / "checkpoints").glob("*")) if (work / "checkpoints").exists() else set()
+        self.assertEqual(before, after)
+
+    def test_create_local(self):
+        trial = det.experimental.create(onevar_trial.OneVarTrial, self.config, local=True, test=False)
+        self.assertAlmostEqual(trial.model.weight.item(), 1.44425, places=5)
+        with self.assertRaisesRegex(NotImplementedError, "det experiment create"):
+            det.experimental.create(onevar_trial.OneVarTrial, self.config, local=False)
+
+    def test_error_surfaces_with_traceback(self):
+        class Broken(onevar_trial.OneVarTrial):
+            def train_batch(self, batch, epoch_idx, batch_idx):
+                raise ZeroDivisionError("inside train_batch")
+        from determined.experimental import test_one_batch
+        import traceback
+        try:
+            test_one_batch(Broken, self.config)
+            self.fail("test_one_batch() did not raise")
+        except ZeroDivisionError as e:
+            frames = [f.name for f in traceback.extract_tb(e.__traceback__)]
+        self.assertEqual(frames[-1], "train_batch")
+
+    def test_missing_model_is_explained(self):
+        class NoModel(onevar_trial.OneVarTrial):
+            def __init__(self, context):
+                self.context = context
+        from determined.experimental import test_one_batch
+        with self.assertRaisesRegex(det.errors.InvalidExperimentException, "wrap_model"):
+            test_one_batch(NoModel, self.config)
+
+
+class Keras(unittest.TestCase):
+    def test_keras_refuses_and_names_the_alternative(self):
+        import importlib
+        with self.assertRaisesRegex(ImportError, "PyTorchTrial"):
+            importlib.import_module("determined.keras")
+        with self.assertRaisesRegex(ImportError, "Core API"):
+            importlib.import_module("determined.experimental.keras")
+
+
+class Context(unittest.TestCase):
+    def test_batch_sizes_and_hparams(self):
+        with pytorch.init(hparams={"global_batch_size": 7, "lr": 1}) as context:
+            self.assertEqual(context.get_per_slot_batch_size(), 7)
+            self.assertEqual(context.get_global_batch_size(), 7)
+            with self.assertRaisesRegex(ValueError, "'missing'"):
+                context.get_hparam("missing")
+            with self.assertRaisesRegex(RuntimeError, "apex"):
+                context.configure_apex_amp()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
