@@ -1,0 +1,187 @@
+"""PyTorchTrials end to end under searcher-run: the legacy entrypoint through the harness, the
+Trainer API, two slots with gradient aggregation, a killed trial resumed bit for bit, a trial
+that raises in __init__. Weights are checked against hand derivations (trial_api_test.py).
+
+    trial_api_e2e.py SEARCHER_RUN SOURCE_DIR CASE
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+searcher_run, source, case = sys.argv[1], pathlib.Path(sys.argv[2]).resolve(), sys.argv[3]
+here = pathlib.Path(__file__).resolve().parent
+work = pathlib.Path(tempfile.mkdtemp(prefix=f"trial-api-{case}-"))
+context = work / "context"
+shutil.copytree(here, context, ignore=shutil.ignore_patterns("__pycache__", "trial_api_*.py"))
+# The entrypoint the harness is started with: Determined's legacy form "module:Class".
+HARNESS = "python3 -m determined.exec.harness"
+
+
+def check(condition, what):
+    if not condition:
+        sys.exit(f"{case}: {what}")
+
+
+def search(name, config_text, *, slots=1, expect=0):
+    config = work / f"{name}.yaml"
+    config.write_text(config_text)
+    exp = work / name
+    done = subprocess.run([searcher_run, "run", "--config", config, "--dir", exp, "--slots", str(slots),
+                           "--context", context], capture_output=True, text=True, timeout=600)
+    if done.returncode != expect:
+        logs = "".join(p.read_text() for p in exp.glob("trials/*/output.log"))
+        sys.exit(f"{case}: searcher-run exit {done.returncode}, expected {expect}\n{done.stderr}\n{logs}")
+    return exp, json.loads((exp / "experiment.json").read_text())
+
+
+def reports(exp, group):
+    (directory,) = (exp / "trials").glob("1-*")
+    lines = [json.loads(line) for line in (directory / "metrics.jsonl").read_text().splitlines()]
+    return [r for r in lines if r["group"] == group]
+
+
+def output(exp):
+    (directory,) = (exp / "trials").glob("1-*")
+    return (directory / "output.log").read_text()
+
+
+def onevar():
+    exp, e = search("onevar", f"""
+name: onevar
+entrypoint: {HARNESS} onevar_trial:OneVarTrial
+hyperparameters: {{lr: 0.01, global_batch_size: 2}}
+searcher: {{name: single, metric: val_loss, max_length: {{batches: 6}}}}
+min_validation_period: {{batches: 4}}
+max_restarts: 0
+""")
+    check(e["state"] == "completed", e["state"])
+    # By hand (trial_api_test.py): w4 = 2.0722475, w5 = 2.068635125, and batch 6 (x = 3, 4,
+    # mean x^2 12.5): w6 = w5 + 0.01 * 2 * (2 - w5) * 12.5 = 2.05147634375.
+    validations = reports(exp, "validation")
+    check([v["steps_completed"] for v in validations] == [4, 6], validations)
+    check(abs(validations[0]["metrics"]["w"] - 2.0722475) < 1e-5, validations)
+    check(abs(validations[1]["metrics"]["w"] - 2.05147634375) < 1e-5, validations)
+    # Determined's checkpoint layout, code/ holding the context directory.
+    checkpoint = pathlib.Path(e["trials"][0]["checkpoint"]["path"]) if "checkpoint" in e["trials"][0] else None
+    directories = [p for p in (exp / "checkpoints").iterdir() if p.is_dir()]
+    check(directories, "no checkpoint")
+    checkpoint = checkpoint or directories[0]
+    for name in ("state_dict.pth", "load_data.json", "trial_state.pkl", "metadata.json", "code/onevar_trial.py"):
+        check((checkpoint / name).exists(), f"{checkpoint} has no {name}")
+    load_data = json.loads((checkpoint / "load_data.json").read_text())
+    check(load_data["trial_type"] == "PyTorchTrial" and load_data["hparams"]["lr"] == 0.01, load_data)
+    check(load_data["experiment_config"]["searcher"]["metric"] == "val_loss", load_data)
+    # The trial rebuilt from its checkpoint by the class it names (imported from code/).
+    loaded = subprocess.run(["/usr/bin/python3", "-c", "import sys; from determined import pytorch; "
+                             "t = pytorch.load_trial_from_checkpoint_path(sys.argv[1]); print(t.model.weight.item())",
+                             str(checkpoint)], env=dict(os.environ, PYTHONPATH=str(source / "python")),
+                            capture_output=True, text=True, timeout=120)
+    check(loaded.returncode == 0 and abs(float(loaded.stdout) - 2.05147634375) < 1e-5, loaded.stderr)
+
+
+def two_slots():
+    exp, e = search("two-slots", f"""
+name: onevar-2slots
+entrypoint: {HARNESS} onevar_trial:OneVarTrial
+resources: {{slots_per_trial: 2}}
+optimizations: {{aggregation_frequency: 2}}
+hyperparameters: {{lr: 0.001, global_batch_size: 4}}
+searcher: {{name: single, metric: val_loss, max_length: {{batches: 4}}}}
+max_restarts: 0
+""")
+    check(e["state"] == "completed", e["state"])
+    # Per-slot batches of 2 from x = 1..8: rank 0 gets x = (1,2), (5,6); rank 1 (3,4), (7,8).
+    # One step per 2 batches on the gradients summed over both batches, averaged over the two
+    # slots, divided by 2: g = 2 (w - 2) (2.5 + 30.5 + 12.5 + 56.5) / 4 = 51 (w - 2), so
+    # 2 - w_k = 2 (1 - 0.051)^k; after 4 batches (k = 2) w = 2 - 2 * 0.949^2 = 0.198798.
+    (validation,) = reports(exp, "validation")
+    check(abs(validation["metrics"]["w"] - 0.198798) < 1e-6, validation)
+    text = output(exp)
+    check("[rank=0]" in text and "[rank=1]" in text, "both ranks must have run")
+
+
+def final_state(exp):
+    import torch
+
+    directories = sorted((p for p in (exp / "checkpoints").iterdir() if p.is_dir()),
+                         key=lambda p: json.loads((p / "metadata.json").read_text())["steps_completed"])
+    return torch.load(directories[-1] / "state_dict.pth")
+
+
+def resume():
+    import torch
+
+    def config(crash_at):
+        return f"""
+name: resume
+entrypoint: {HARNESS} crashing_trial:CrashingTrial
+hyperparameters: {{lr: 0.05, global_batch_size: 8, crash_at: {crash_at}}}
+searcher: {{name: single, metric: validation_loss, max_length: {{batches: 30}}}}
+min_checkpoint_period: {{batches: 5}}
+checkpoint_storage: {{save_trial_latest: 5}}
+reproducibility: {{experiment_seed: 3}}
+max_restarts: 1
+"""
+    whole_exp, whole = search("whole", config(0))
+    crashed_exp, crashed = search("crashed", config(17))
+    check(whole["trials"][0]["trial_seed"] == crashed["trials"][0]["trial_seed"], "trial seeds differ")
+    check(crashed["trials"][0].get("restarts") == 1, crashed["trials"][0])
+    a, b = final_state(whole_exp), final_state(crashed_exp)
+    for x, y in zip(a["models_state_dict"][0].values(), b["models_state_dict"][0].values()):
+        check(torch.equal(x, y), "model weights differ after the resume")
+    for x, y in zip(a["optimizers_state_dict"][0]["state"].values(), b["optimizers_state_dict"][0]["state"].values()):
+        check(torch.equal(x["momentum_buffer"], y["momentum_buffer"]), "momentum differs after the resume")
+    check(a["lr_schedulers_state_dict"] == b["lr_schedulers_state_dict"], "LR schedulers differ")
+    check(a["callbacks"] == b["callbacks"] == {"counter": {"epochs": 2, "workloads": 6}}, (a["callbacks"], b["callbacks"]))
+    check(torch.equal(a["rng_state"]["cpu_rng_state"], b["rng_state"]["cpu_rng_state"]), "RNG states differ")
+
+
+def init_error():
+    exp, e = search("init-error", f"""
+name: init-error
+entrypoint: {HARNESS} raising_trial:RaisingTrial
+hyperparameters: {{global_batch_size: 2}}
+searcher: {{name: single, metric: loss, max_length: {{batches: 2}}}}
+max_restarts: 1
+""", expect=1)
+    check(e["trials"][0]["outcome"] == "errored", e["trials"][0])
+    text = output(exp)
+    check(text.count("ValueError: this trial cannot be built: bad model definition") == 2, text)
+    check("raising_trial.py" in text and "Traceback" in text, text)
+
+
+def trainer():
+    exp, e = search("trainer", """
+name: trainer
+entrypoint: /usr/bin/python3 trainer_script.py
+hyperparameters: {lr: 0.01, global_batch_size: 2}
+searcher: {name: single, metric: val_loss, max_length: {batches: 4}}
+checkpoint_storage: {save_trial_latest: 5}
+max_restarts: 0
+""")
+    check(e["state"] == "completed", e["state"])
+    # Validations every 2 batches (w2 = 0.575, w4 = 2.0722475); max_length=Batch(3) is the
+    # script's local length, ignored under the searcher; checkpoint_policy "all": one per validation.
+    validations = reports(exp, "validation")
+    check([v["steps_completed"] for v in validations] == [2, 4], validations)
+    check(abs(validations[0]["metrics"]["w"] - 0.575) < 1e-6, validations)
+    check(abs(validations[1]["metrics"]["w"] - 2.0722475) < 1e-5, validations)
+    steps = sorted(json.loads((p / "metadata.json").read_text())["steps_completed"]
+                   for p in (exp / "checkpoints").iterdir() if p.is_dir())
+    check(steps == [2, 4], steps)
+    # The same script off-cluster: max_length=Batch(3): w3 = 1.44425.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HPSEARCH_")}
+    env.update(PYTHONPATH=str(source / "python"), HOME=str(work))
+    alone = subprocess.run(["/usr/bin/python3", "trainer_script.py"], cwd=context, env=env, capture_output=True,
+                           text=True, timeout=120)
+    check(alone.returncode == 0 and "final w 1.444250" in alone.stdout, alone.stdout + alone.stderr)
+
+
+sys.path.insert(0, str(source / "python"))
+{"onevar": onevar, "two-slots": two_slots, "resume": resume, "init-error": init_error, "trainer": trainer}[case]()
+shutil.rmtree(work)
+print(f"{case}: ok")
