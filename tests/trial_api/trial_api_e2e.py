@@ -181,7 +181,40 @@ max_restarts: 0
     check(alone.returncode == 0 and "final w 1.444250" in alone.stdout, alone.stdout + alone.stderr)
 
 
+def digits_example():
+    """examples/torch-trial-digits at CI size: its config with 5 trials to 3 epochs, and a
+    learning rate and momentum range where every configuration learns."""
+    import re
+
+    example = source / "examples" / "torch-trial-digits"
+    text = (example / "config.yaml").read_text()
+    for field, value in (("max_trials", "5"), ("max_length", "{epochs: 3}")):
+        text, n = re.subn(rf"^(  {field}:) .*$", rf"\1 {value}", text, flags=re.M)
+        check(n == 1, f"config.yaml has no searcher.{field}")
+    text, n = re.subn(r"^(  lr:) .*$", r"\1 {type: log, minval: -1.3, maxval: -0.7, base: 10}", text, flags=re.M)
+    check(n == 1, "config.yaml has no hyperparameters.lr")
+    text = re.sub(r"^(  momentum:) .*$", r"\1 0.9", text, flags=re.M)
+    text = re.sub(r"^(  dropout:) .*$", r"\1 0.0", text, flags=re.M)
+    global context
+    context = example
+    exp, e = search("digits", text, slots=2)
+    check(e["state"] == "completed", e["state"])
+    check(all(t["outcome"] in ("completed", "stopped") for t in e["trials"]), [t["outcome"] for t in e["trials"]])
+    # Adaptive ASHA with divisor 3 and max_length 3: rungs at 1 and 3 epochs; a promoted trial
+    # was paused at 1 and relaunched from its checkpoint to 3.
+    lengths = {t["trial"]: [v["length"] for v in t["validations"]] for t in e["trials"]}
+    check(all(v in ([1], [3], [1, 3]) for v in lengths.values()), lengths)
+    promoted = [t for t in e["trials"] if lengths[t["trial"]] == [1, 3]]
+    check(promoted and all(t["launches"] == 2 for t in promoted), (lengths, [t["launches"] for t in e["trials"]]))
+    # One layer, lr 0.05-0.2 with momentum 0.9: 3 epochs reach well over 90% (a linear model ~95%).
+    check(e["best"]["length"] == 3 and e["best"]["metric"] >= 0.9, e["best"])
+    for t in e["trials"]:
+        text = pathlib.Path(t["directory"], "output.log").read_text()
+        check("[rank=1]" in text, f"trial {t['trial']} did not run two processes")
+
+
 sys.path.insert(0, str(source / "python"))
-{"onevar": onevar, "two-slots": two_slots, "resume": resume, "init-error": init_error, "trainer": trainer}[case]()
+{"onevar": onevar, "two-slots": two_slots, "resume": resume, "init-error": init_error, "trainer": trainer,
+ "digits-example": digits_example}[case]()
 shutil.rmtree(work)
 print(f"{case}: ok")
