@@ -87,6 +87,69 @@ class OneVariableSGD(unittest.TestCase):
             pytorch.TrainUnit._from_values(batches=1, epochs=1, field="min_validation_period")
 
 
+class Hooks(unittest.TestCase):
+    def test_callbacks_positions_and_stop_request(self):
+        calls = []
+
+        class Recorder(pytorch.PyTorchCallback):
+            def __getattribute__(self, name):
+                attribute = object.__getattribute__(self, name)
+                if name.startswith("on_"):
+                    def record(*args, **kwargs):
+                        calls.append(name)
+                        return attribute(*args, **kwargs)
+                    return record
+                return attribute
+
+        positions = []
+
+        class Watched(onevar_trial.OneVarTrial):
+            def build_callbacks(self):
+                return {"recorder": Recorder()}
+
+            def train_batch(self, batch, epoch_idx, batch_idx):
+                c = self.context
+                positions.append((batch_idx, epoch_idx, c.current_train_batch(), c.current_train_epoch(),
+                                  c.is_epoch_start(), c.is_epoch_end()))
+                if batch_idx == 5:
+                    c.set_stop_requested(True)
+                return super().train_batch(batch, epoch_idx, batch_idx)
+
+        # 4 batches per epoch; a stop requested in batch 6 ends training at the next boundary
+        # (reporting every 3 batches: after batch 6) instead of max_length 12, with a checkpoint.
+        train_locally(Watched, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(12),
+                      reporting_period=pytorch.Batch(3), validation_period=pytorch.Batch(3))
+        self.assertEqual(positions, [(0, 0, 0, 0, True, False), (1, 0, 1, 0, False, False),
+                                     (2, 0, 2, 0, False, False), (3, 0, 3, 0, False, True),
+                                     (4, 1, 4, 1, True, False), (5, 1, 5, 1, False, False)])
+        self.assertEqual(calls[:2], ["on_trial_startup", "on_training_start"])
+        self.assertEqual(calls[-1], "on_trial_shutdown")
+        first_validation = calls.index("on_validation_start")
+        self.assertEqual(calls[2:first_validation], ["on_training_epoch_start", "on_training_workload_end"])
+        self.assertEqual(calls[first_validation:first_validation + 4],
+                         ["on_validation_start", "on_validation_epoch_start", "on_validation_epoch_end",
+                          "on_validation_end"])
+        self.assertIn("on_training_epoch_end", calls)
+        # The checkpoint after the stop: save start, write end, upload end, in that order.
+        tail = calls[calls.index("on_checkpoint_save_start"):]
+        self.assertEqual([c for c in tail if c.startswith("on_checkpoint")],
+                         ["on_checkpoint_save_start", "on_checkpoint_end", "on_checkpoint_write_end",
+                          "on_checkpoint_upload_end"])
+        state = pytorch_state(latest_checkpoint())
+        self.assertEqual(state["batches_trained"], 6)
+        # Resuming from it calls on_checkpoint_load_start with the loaded state_dict.pth.
+        calls.clear()
+        train_locally(Watched, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(7),
+                      latest_checkpoint=str(latest_checkpoint()))
+        self.assertEqual(calls[:3], ["on_trial_startup", "on_checkpoint_load_start", "on_training_start"])
+
+
+def pytorch_state(checkpoint):
+    import pickle
+    with open(checkpoint / "trial_state.pkl", "rb") as f:
+        return pickle.load(f)
+
+
 class Sampling(unittest.TestCase):
     def batches(self, sampler, n):
         iterator = iter(sampler)
