@@ -14,3 +14,10 @@ class RaisingTrial(pytorch.PyTorchTrial):
 
     def build_validation_data_loader(self):
         return None
+
+
+class InvalidHPTrial(RaisingTrial):
+    def __init__(self, context):
+        import determined as det
+
+        raise det.InvalidHP(f"global_batch_size {context.get_global_batch_size()} is too small")

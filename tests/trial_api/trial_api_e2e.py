@@ -152,6 +152,15 @@ max_restarts: 1
     text = output(exp)
     check(text.count("ValueError: this trial cannot be built: bad model definition") == 2, text)
     check("raising_trial.py" in text and "Traceback" in text, text)
+    # det.InvalidHP raised in __init__ tells the searcher (invalid_hp), not a failure.
+    exp, e = search("invalid-hp", f"""
+name: invalid-hp
+entrypoint: {HARNESS} raising_trial:InvalidHPTrial
+hyperparameters: {{global_batch_size: 2}}
+searcher: {{name: single, metric: loss, max_length: {{batches: 2}}}}
+max_restarts: 1
+""")
+    check(e["trials"][0]["outcome"] == "invalid_hp" and e["trials"][0]["restarts"] == 0, e["trials"][0])
 
 
 def trainer():

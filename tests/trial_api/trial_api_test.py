@@ -384,6 +384,45 @@ class TestModes(unittest.TestCase):
             test_one_batch(NoModel, self.config)
 
 
+class Validation(unittest.TestCase):
+    def test_evaluate_full_dataset(self):
+        seen = []
+
+        class Full(onevar_trial.OneVarTrial):
+            evaluate_batch = pytorch.PyTorchTrial.evaluate_batch
+
+            def evaluate_full_dataset(self, data_loader):
+                seen.append([x.flatten().tolist() for x, _ in data_loader])
+                return {"records": sum(len(x) for x, _ in data_loader)}
+
+        train_locally(Full, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(1))
+        # The whole validation set, unsharded, in the trial's batches of 2.
+        self.assertEqual(seen, [[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]])
+
+    def test_both_or_neither_evaluate_is_refused(self):
+        class Neither(onevar_trial.OneVarTrial):
+            evaluate_batch = pytorch.PyTorchTrial.evaluate_batch
+        with self.assertRaisesRegex(det.errors.InvalidExperimentException, "exactly one of"):
+            train_locally(Neither, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(1))
+
+    def test_plain_torch_loader(self):
+        class Plain(onevar_trial.OneVarTrial):
+            def build_training_data_loader(self):
+                return data.DataLoader(self._data(), batch_size=2)
+        with self.assertRaisesRegex(RuntimeError, "disable_dataset_reproducibility_checks"):
+            train_locally(Plain, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(1))
+
+        class Allowed(Plain):
+            def __init__(self, context):
+                super().__init__(context)
+                context.experimental.disable_dataset_reproducibility_checks()
+        # A plain loader is used as it is: 4 batches, then it ends (the user repeats it).
+        trial = train_locally(Allowed, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3))
+        self.assertAlmostEqual(trial.model.weight.item(), 1.44425, places=5)
+        with self.assertRaisesRegex(RuntimeError, "must repeat"):
+            train_locally(Allowed, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(5))
+
+
 class Keras(unittest.TestCase):
     def test_keras_refuses_and_names_the_alternative(self):
         import importlib
@@ -402,6 +441,18 @@ class Context(unittest.TestCase):
                 context.get_hparam("missing")
             with self.assertRaisesRegex(RuntimeError, "apex"):
                 context.configure_apex_amp()
+            with self.assertRaisesRegex(RuntimeError, "tensorboard"):
+                context.get_tensorboard_writer()
+            with self.assertRaisesRegex(RuntimeError, "CUDA"):
+                context.experimental.use_amp()
+
+    def test_scaler_is_checkpointed(self):
+        class Scaled(onevar_trial.OneVarTrial):
+            def __init__(self, context):
+                super().__init__(context)
+                context.wrap_scaler(torch.cuda.amp.GradScaler(enabled=False))
+        train_locally(Scaled, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(1))
+        self.assertIn("scaler_state_dict", torch.load(latest_checkpoint() / "state_dict.pth"))
 
 
 if __name__ == "__main__":

@@ -159,8 +159,9 @@ def load_states(context, checkpoint, callbacks=None):
     else:
         for scheduler, state in zip(context.lr_schedulers, checkpoint.get("lr_schedulers_state_dict", [])):
             scheduler.load_state_dict(state)
-    if "scaler_state_dict" in checkpoint and context._scaler is not None:
-        context._scaler.load_state_dict(checkpoint["scaler_state_dict"])
+    scaler_state = checkpoint.get("scaler_state_dict", checkpoint.get("scalers_state_dict"))
+    if scaler_state is not None and context._scaler is not None:
+        context._scaler.load_state_dict(scaler_state)
     if "rng_state" in checkpoint:
         rng = checkpoint["rng_state"]
         np.random.set_state(rng["np_rng_state"])
