@@ -100,6 +100,14 @@ max_restarts: 0
     # 2 - w_k = 2 (1 - 0.051)^k; after 4 batches (k = 2) w = 2 - 2 * 0.949^2 = 0.198798.
     (validation,) = reports(exp, "validation")
     check(abs(validation["metrics"]["w"] - 0.198798) < 1e-6, validation)
+    # Metrics across slots. Training: batch losses (2 - w)^2 mean(x^2) averaged over the slots
+    # batch by batch, then over the 4 batches: w = 0 for the first two (4 * (2.5, 12.5, 30.5,
+    # 56.5)), w = 0.102 for the last two: (408 + 1.898^2 * 102) / 8 = 96.930651.
+    (training,) = reports(exp, "training")
+    check(abs(training["metrics"]["loss"] - 96.930651) < 1e-4, training)
+    # Validation: the 4 batches of the sharded validation set (2 per slot), each batch's loss
+    # weighing the same: (2 - 0.198798)^2 * 25.5 = 82.730397.
+    check(abs(validation["metrics"]["val_loss"] - 82.730397) < 1e-3, validation)
     text = output(exp)
     check("[rank=0]" in text and "[rank=1]" in text, "both ranks must have run")
 
