@@ -166,10 +166,12 @@ class Sampling(unittest.TestCase):
         self.assertEqual(self.batches(rank0, 3), [[0, 1], [4, 5], [8, 9]])
 
     def test_lengths(self):
-        # 5 batches over 2 ranks: rank 0 gets 3 (positions 0, 2, 4), rank 1 gets 2.
+        # 5 batches over 2 ranks: rank 0 gets 3 (positions 0, 2, 4), rank 1 gets 2, but both
+        # report 3 so that they agree on where an epoch ends (Determined's rule).
         base = data.BatchSampler(data.SequentialSampler(range(10)), 2, False)
         self.assertEqual(len(pytorch.samplers.DistributedBatchSampler(base, 2, 0)), 3)
-        self.assertEqual(len(pytorch.samplers.DistributedBatchSampler(base, 2, 1)), 2)
+        self.assertEqual(len(pytorch.samplers.DistributedBatchSampler(base, 2, 1)), 3)
+        self.assertEqual(len(list(pytorch.samplers.DistributedBatchSampler(base, 2, 1))), 2)
         # Skipping keeps the epoch length (epochs count from the start of training).
         self.assertEqual(len(pytorch.adapt_batch_sampler(base, repeat=True, skip=3)), 5)
 
@@ -189,6 +191,23 @@ class Sampling(unittest.TestCase):
     def test_data_length(self):
         self.assertEqual(pytorch.data_length({"x": torch.zeros(7, 2)}), 7)
         self.assertEqual(pytorch.data_length((torch.zeros(3), torch.zeros(3))), 3)
+
+
+    def test_record_samplers_resume(self):
+        # A user-built pipeline (shuffle by seed, repeat, shard, batch, skip): skipping k batches
+        # gives the same stream as the unskipped one from its k-th batch on.
+        S = pytorch.samplers
+
+        def pipeline(skip):
+            sampler = S.ReproducibleShuffleSampler(data.SequentialSampler(range(12)), seed=5)
+            sampler = S.DistributedSampler(S.RepeatSampler(sampler), num_workers=2, rank=1)
+            return S.SkipBatchSampler(data.BatchSampler(sampler, 2, drop_last=False), skip)
+        whole = self.batches(pipeline(0), 10)
+        self.assertEqual(self.batches(pipeline(4), 6), whole[4:])
+        # Rank 1 of 2 takes every other record of each pass: 6 of 12, all distinct, in 3 batches.
+        first_pass = [i for b in whole[:3] for i in b]
+        self.assertEqual(len(set(first_pass)), 6)
+        self.assertEqual(len(S.DistributedSampler(range(5), 2, 1)), 3)
 
 
 class SchedulerSteps(unittest.TestCase):
@@ -252,6 +271,64 @@ class Reducers(unittest.TestCase):
         self.assertEqual(float(seen["x_max"]), 8.0)
         self.assertAlmostEqual(float(seen["x_mean"]), 4.5)
         self.assertEqual(seen["records"], 8)
+
+
+    def test_function_and_class_reducers_over_training_and_validation(self):
+        # Determined's one-variable fixture style: records (1, 1); each batch updates a reducer
+        # with (label sum, batch index) (index None in validation: the count of updates so far).
+        # Training 5 batches of 4: sum of 4 * idx over idx 0..4 = 40. Validation: 16 batches
+        # of 4 from 64 records, indices counted 0..15: 4 * 120 = 480.
+        def triangle(updates):
+            return sum((idx if idx is not None else n) * label_sum for n, (label_sum, idx) in enumerate(updates))
+
+        class Triangle(pytorch.MetricReducer):
+            def reset(self):
+                self.sum, self.count = 0, 0
+
+            def update(self, label_sum, idx):
+                self.sum += label_sum * (idx if idx is not None else self.count)
+                self.count += 1
+
+            def per_slot_reduce(self):
+                return self.sum
+
+            def cross_slot_reduce(self, per_slot):
+                return sum(per_slot)
+
+        seen = {}
+
+        class Capture(pytorch.PyTorchCallback):
+            def on_training_workload_end(self, avg_metrics, batch_metrics):
+                seen["training"] = avg_metrics
+
+            def on_validation_end(self, metrics):
+                seen["validation"] = metrics
+
+        class Ones(onevar_trial.OneVarTrial):
+            def __init__(self, context):
+                super().__init__(context)
+                self.cls_reducer = context.wrap_reducer(Triangle(), name="cls_reducer")
+                self.fn_reducer = context.wrap_reducer(triangle, name="fn_reducer")
+
+            def _data(self):
+                return data.TensorDataset(torch.ones(64, 1), torch.ones(64, 1))
+
+            def build_callbacks(self):
+                return {"capture": Capture()}
+
+            def train_batch(self, batch, epoch_idx, batch_idx):
+                self.cls_reducer.update(int(batch[1].sum()), batch_idx)
+                self.fn_reducer.update((int(batch[1].sum()), batch_idx))
+                return super().train_batch(batch, epoch_idx, batch_idx)
+
+            def evaluate_batch(self, batch):
+                self.cls_reducer.update(int(batch[1].sum()), None)
+                self.fn_reducer.update((int(batch[1].sum()), None))
+                return super().evaluate_batch(batch)
+
+        train_locally(Ones, {"lr": 0.001, "global_batch_size": 4}, pytorch.Batch(5))
+        self.assertEqual((seen["training"]["cls_reducer"], seen["training"]["fn_reducer"]), (40, 40))
+        self.assertEqual((seen["validation"]["cls_reducer"], seen["validation"]["fn_reducer"]), (480, 480))
 
 
 class Resume(unittest.TestCase):

@@ -8,7 +8,7 @@ import torch
 
 from determined.pytorch import _data
 from determined.pytorch._lr_scheduler import LRScheduler
-from determined.pytorch._reducer import WrappedReducer
+from determined.pytorch._reducer import MetricReducer, WrappedReducer, _SimpleReducer
 
 logger = logging.getLogger("determined.pytorch")
 
@@ -102,6 +102,11 @@ class PyTorchTrialContext:
         return scaler
 
     def wrap_reducer(self, reducer, name=None, for_training=True, for_validation=True):
+        """A MetricReducer, or a function of the list of every update (made a reducer)."""
+        if not isinstance(reducer, MetricReducer):
+            if not callable(reducer):
+                raise TypeError(f"wrap_reducer() takes a MetricReducer or a function, got {reducer!r}")
+            reducer = _SimpleReducer(reducer)
         self._reducers.append(WrappedReducer(reducer, name, for_training, for_validation))
         return reducer
 

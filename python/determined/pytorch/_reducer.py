@@ -35,6 +35,27 @@ class MetricReducer(abc.ABC):
         pass
 
 
+class _SimpleReducer(MetricReducer):
+    """A function wrapped as a reducer: ``update(value)`` keeps each value; the function gets
+    every slot's values in one list (Determined's behaviour for ``wrap_reducer(fn)``)."""
+
+    def __init__(self, fn):
+        self._fn = fn
+        self.reset()
+
+    def reset(self):
+        self.updates = []
+
+    def update(self, value):
+        self.updates.append(value)
+
+    def per_slot_reduce(self):
+        return self.updates
+
+    def cross_slot_reduce(self, per_slot_metrics):
+        return self._fn([u for updates in per_slot_metrics for u in updates])
+
+
 def reducers_for(evaluation_reducer, keys):
     """The Reducer of each metric name."""
     if isinstance(evaluation_reducer, Reducer):
