@@ -384,6 +384,27 @@ class Resume(unittest.TestCase):
         self.assertEqual(trial.model.weight.item(), 1.5)
         self.assertEqual(type(trial).__module__, "model_def")
 
+    def test_resume_from_a_workload_sequencer_checkpoint(self):
+        # Determined 0.17-0.21 kept the loop's counters in workload_sequencer.pkl. From w = 1 at
+        # batch 6 (x = 1..8 in batches of 2, 4 per epoch) the next batches are x = (5, 6) and
+        # (7, 8): w7 = 1 + 0.01 * 2 * 1 * 30.5 = 1.61, w8 = 1.61 + 0.01 * 2 * 0.39 * 56.5 = 2.0507.
+        old = work / "wlsq-checkpoint"
+        old.mkdir()
+        model = torch.nn.Linear(1, 1, bias=False)
+        with torch.no_grad():
+            model.weight.fill_(1.0)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        torch.save({"models_state_dict": [model.state_dict()], "optimizers_state_dict": [optimizer.state_dict()],
+                    "lr_schedulers_state_dict": [], "callbacks": {}}, old / "state_dict.pth")
+        import pickle
+        with open(old / "workload_sequencer.pkl", "wb") as f:
+            pickle.dump({"trial_id": 0, "last_ckpt": 6, "step_id": 2, "last_val": 6, "steps_completed": 6}, f)
+        trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(8),
+                              latest_checkpoint=str(old))
+        self.assertAlmostEqual(trial.model.weight.item(), 2.0507, places=5)
+        state = pytorch_state(latest_checkpoint())
+        self.assertEqual((state["batches_trained"], state["epochs_trained"]), (8, 2))
+
     def test_no_load_data(self):
         empty = work / "empty-checkpoint"
         empty.mkdir()

@@ -267,9 +267,10 @@ class _Controller:
                 state = pickle.load(f)
             if state.get("trial_id") == self.trial_id:
                 batches = state.get("steps_completed") or 0
+                # Its epochs are counted once the training loader's length is known (run()).
                 return _State(trial_id=self.trial_id, last_ckpt=state.get("last_ckpt", batches),
                               step_id=state.get("step_id", 0), last_val=state.get("last_val", 0),
-                              batches_trained=batches)
+                              batches_trained=batches, epochs_trained=None)
         return _State(trial_id=self.trial_id)
 
     def _load(self, path):
@@ -377,6 +378,8 @@ class _Controller:
                 callback.on_trial_startup(start.batches_trained, self.latest_checkpoint)
                 started.append(callback)
             self._set_data_loaders(skip=start.batches_trained)
+            if start.epochs_trained is None:
+                start.epochs_trained = start.batches_trained // self.context._epoch_len
             # The iterator is made before the state is loaded, as Determined's, so that the RNG
             # draws that made it do not shift the restored RNG state.
             self.training_iterator = iter(self.training_loader)
