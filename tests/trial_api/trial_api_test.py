@@ -405,6 +405,27 @@ class Resume(unittest.TestCase):
         state = pytorch_state(latest_checkpoint())
         self.assertEqual((state["batches_trained"], state["epochs_trained"]), (8, 2))
 
+    def test_relaunch_after_the_last_validation_validates_again(self):
+        # A checkpoint taken after the operation's validation: relaunched for the same length,
+        # the trial trains nothing and answers the operation with a new validation of w3.
+        train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3))
+        seen = []
+
+        class Capture(pytorch.PyTorchCallback):
+            def on_validation_end(self, metrics):
+                seen.append(metrics["w"])
+
+        class Watched(onevar_trial.OneVarTrial):
+            def build_callbacks(self):
+                return {"capture": Capture()}
+
+            def train_batch(self, batch, epoch_idx, batch_idx):
+                raise AssertionError("nothing is left to train")
+        train_locally(Watched, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3),
+                      latest_checkpoint=str(latest_checkpoint()))
+        self.assertEqual(len(seen), 1)
+        self.assertAlmostEqual(seen[0], 1.44425, places=5)
+
     def test_no_load_data(self):
         empty = work / "empty-checkpoint"
         empty.mkdir()

@@ -459,9 +459,11 @@ class _Controller:
             self._validate(op)
         if self.state.last_ckpt != self.state.batches_trained:
             self._checkpoint()
-        if self.is_chief and not self.test_mode and not op._completed:
-            # Restarted after this operation's length was trained and validated: nothing to do.
-            raise _ShouldExit(skip_checkpoint=True)
+        # Relaunched from a checkpoint taken after this operation's validation (the runner did
+        # not record the validation before it stopped): the runner asks again, so validate again.
+        # Determined's master would already hold the validation; searcher-run wants the answer.
+        if self.context.distributed.broadcast(self.is_chief and not self.test_mode and not op._completed):
+            self._validate(op)
 
     def _check_stop(self):
         if self.core.preempt.should_preempt():
