@@ -148,6 +148,52 @@ max_restarts: 1
     check(torch.equal(a["rng_state"]["cpu_rng_state"], b["rng_state"]["cpu_rng_state"]), "RNG states differ")
 
 
+def pause():
+    """Ctrl-C on the runner pauses the trial (it checkpoints at its next boundary and exits);
+    `searcher-run resume` relaunches it from there; it ends equal to an uninterrupted run."""
+    import signal
+    import time
+    import torch
+
+    text = """
+name: pause
+entrypoint: {harness} crashing_trial:CrashingTrial
+hyperparameters: {{lr: 0.05, global_batch_size: 8, crash_at: 0, sleep: {sleep}}}
+searcher: {{name: single, metric: validation_loss, max_length: {{batches: 40}}}}
+scheduling_unit: 1
+checkpoint_storage: {{save_trial_latest: 5}}
+reproducibility: {{experiment_seed: 3}}
+max_restarts: 0
+"""
+    whole_exp, _ = search("whole", text.format(harness=HARNESS, sleep=0))
+    config = work / "paused.yaml"
+    config.write_text(text.format(harness=HARNESS, sleep=0.1))
+    exp = work / "paused"
+    runner = subprocess.Popen([searcher_run, "run", "--config", config, "--dir", exp, "--slots", "1", "--context",
+                               context], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(exp.glob("trials/1-*/metrics.jsonl")) or "training" not in next(
+            exp.glob("trials/1-*/metrics.jsonl")).read_text():
+        check(time.monotonic() < deadline and runner.poll() is None, "the trial never reported training metrics")
+        time.sleep(0.1)
+    runner.send_signal(signal.SIGINT)
+    check(runner.wait(timeout=120) == 130, f"searcher-run after SIGINT: {runner.returncode}\n{runner.stderr.read()}")
+    paused_at = final_state_metadata(exp)
+    check(0 < paused_at < 40, f"the pause checkpoint is at {paused_at} batches")
+    done = subprocess.run([searcher_run, "resume", exp], capture_output=True, text=True, timeout=600)
+    check(done.returncode == 0, done.stderr)
+    a, b = final_state(whole_exp), final_state(exp)
+    for x, y in zip(a["models_state_dict"][0].values(), b["models_state_dict"][0].values()):
+        check(torch.equal(x, y), f"model weights differ after a pause at {paused_at}")
+    check(a["lr_schedulers_state_dict"] == b["lr_schedulers_state_dict"], "LR schedulers differ")
+    check(torch.equal(a["rng_state"]["cpu_rng_state"], b["rng_state"]["cpu_rng_state"]), "RNG states differ")
+
+
+def final_state_metadata(exp):
+    return max(json.loads((p / "metadata.json").read_text())["steps_completed"]
+               for p in (exp / "checkpoints").iterdir() if p.is_dir())
+
+
 def init_error():
     exp, e = search("init-error", f"""
 name: init-error
@@ -231,7 +277,7 @@ def digits_example():
 
 
 sys.path.insert(0, str(source / "python"))
-{"onevar": onevar, "two-slots": two_slots, "resume": resume, "init-error": init_error, "trainer": trainer,
+{"onevar": onevar, "two-slots": two_slots, "resume": resume, "pause": pause, "init-error": init_error, "trainer": trainer,
  "digits-example": digits_example}[case]()
 shutil.rmtree(work)
 print(f"{case}: ok")
