@@ -112,6 +112,43 @@ max_restarts: 0
     check("[rank=0]" in text and "[rank=1]" in text, "both ranks must have run")
 
 
+def identity():
+    """Determined's torch_distributed --trial form, 2 slots, aggregation 2, validating and
+    checkpointing every batch for one epoch."""
+    exp, e = search("identity", """
+name: identity
+entrypoint: python3 -m determined.launch.torch_distributed --trial identity_trial:IdentityTrial
+hyperparameters: {global_batch_size: 4}
+records_per_epoch: 64
+resources: {slots_per_trial: 2}
+scheduling_unit: 1
+searcher: {name: single, metric: val_loss, max_length: {epochs: 1}}
+min_checkpoint_period: {batches: 1}
+min_validation_period: {batches: 1}
+optimizations: {aggregation_frequency: 2, average_aggregated_gradients: true}
+max_restarts: 0
+""")
+    check(e["state"] == "completed", e["state"])
+    # One epoch: 64 records in per-slot batches of 2 is 32 batches, 16 per rank. The optimizer
+    # steps after every second batch of each rank, on 4 batches (records 8(k-1) .. 8k-1 for
+    # step k) averaged over 2 slots and 2 batches: dL/dw of MSE with y = x is
+    # -2 (1 - w) mean(x^2) over those 8 records, so w += 0.001 * 2 (1 - w) mean(x^2).
+    w, expected = 0.0, []
+    for batch in range(1, 17):
+        if batch % 2 == 0:
+            k = batch // 2
+            xs = [1.0 + 0.1 * i for i in range(8 * (k - 1), 8 * k)]
+            w += 0.001 * 2 * (1 - w) * sum(x * x for x in xs) / len(xs)
+        expected.append(w)
+    validations = reports(exp, "validation")
+    check([v["steps_completed"] for v in validations] == list(range(1, 17)), [v["steps_completed"] for v in validations])
+    for v, want in zip(validations, expected):
+        check(abs(v["metrics"]["weight"] - want) < 1e-5, (v, want))
+    steps = sorted(json.loads((p / "metadata.json").read_text())["steps_completed"]
+                   for p in (exp / "checkpoints").iterdir() if p.is_dir())
+    check(steps[-1] == 16, steps)  # a checkpoint every batch; the save policy keeps the latest/best
+
+
 def final_state(exp):
     import torch
 
@@ -277,7 +314,7 @@ def digits_example():
 
 
 sys.path.insert(0, str(source / "python"))
-{"onevar": onevar, "two-slots": two_slots, "resume": resume, "pause": pause, "init-error": init_error, "trainer": trainer,
+{"onevar": onevar, "two-slots": two_slots, "identity": identity, "resume": resume, "pause": pause, "init-error": init_error, "trainer": trainer,
  "digits-example": digits_example}[case]()
 shutil.rmtree(work)
 print(f"{case}: ok")
