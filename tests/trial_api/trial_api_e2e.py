@@ -273,6 +273,19 @@ max_restarts: 0
     steps = sorted(json.loads((p / "metadata.json").read_text())["steps_completed"]
                    for p in (exp / "checkpoints").iterdir() if p.is_dir())
     check(steps == [2, 4], steps)
+    # Determined 0.38's form (no searcher.max_length): the script's max_length=Batch(3) decides,
+    # its last validation (w3 = 1.44425, by hand in trial_api_test.py) is the trial's.
+    exp, e = search("trainer-0.38", """
+name: trainer-0.38
+entrypoint: /usr/bin/python3 trainer_script.py
+hyperparameters: {lr: 0.01, global_batch_size: 2}
+searcher: {name: single, metric: val_loss}
+max_restarts: 0
+""")
+    validations = reports(exp, "validation")
+    check([v["steps_completed"] for v in validations] == [2, 3], validations)
+    check(abs(validations[-1]["metrics"]["w"] - 1.44425) < 1e-5, validations)
+    check("deprecated" not in output(exp), output(exp))
     # The same script off-cluster: max_length=Batch(3): w3 = 1.44425.
     env = {k: v for k, v in os.environ.items() if not k.startswith("HPSEARCH_")}
     env.update(PYTHONPATH=str(source / "python"), HOME=str(work))

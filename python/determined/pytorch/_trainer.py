@@ -41,7 +41,7 @@ def init(*, hparams=None, exp_conf=None, distributed=None, aggregation_frequency
     info = None if _local else det.get_cluster_info()
     if info is not None:
         if hparams is not None or exp_conf is not None:
-            logger.warning("pytorch.init(): hparams and exp_conf are taken from the trial under "
+            logger.info("pytorch.init(): hparams and exp_conf are taken from the trial under "
                            "searcher-run; the ones passed are ignored")
         hparams = info.trial.hparams
         exp_conf = info.trial._config

@@ -11,6 +11,7 @@ counters), load_data.json and code/."""
 
 import abc
 import inspect
+import itertools
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ import pickle
 import random
 import shutil
 import sys
+import warnings
 
 import numpy as np
 import torch
@@ -401,7 +403,13 @@ class _Controller:
         if self.local_training or self.test_mode and self.core.info is None:
             length = self.max_length.value if self.max_length is not None else 1
             return iter([_LocalOperation(length)])
-        return self.core.searcher.operations()
+        operations = self.core.searcher.operations()
+        # The Core API warns a script that 0.38 deprecated operations(); the Trainer is not the
+        # script (Determined 0.38's Trainer does not warn). The warning comes with the first one.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*operations\\(\\) was deprecated", category=FutureWarning)
+            first = next(operations, None)
+        return itertools.chain([] if first is None else [first], operations)
 
     def _train_unit(self, op):
         if self.test_mode:
