@@ -72,6 +72,28 @@ class OneVariableSGD(unittest.TestCase):
                               aggregation_frequency=2)
         self.assertAlmostEqual(trial.model.weight.item(), 0.3, places=6)
 
+    def test_training_metrics_of_any_kind(self):
+        # Numbers are averaged over the batches; arrays and None stay per batch only.
+        seen = {}
+
+        class Capture(pytorch.PyTorchCallback):
+            def on_training_workload_end(self, avg_metrics, batch_metrics):
+                seen.update(avg=avg_metrics, batches=batch_metrics)
+
+        class Odd(onevar_trial.OneVarTrial):
+            def build_callbacks(self):
+                return {"capture": Capture()}
+
+            def train_batch(self, batch, epoch_idx, batch_idx):
+                metrics = super().train_batch(batch, epoch_idx, batch_idx)
+                return dict(metrics, scale=None, output=self.model(batch[0]), index=batch_idx)
+        train_locally(Odd, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(2))
+        self.assertEqual(sorted(seen["avg"]), ["index", "loss", "w"])
+        self.assertEqual(seen["avg"]["index"], 0.5)
+        # loss: (2 - 0)^2 * 2.5 = 10 and (2 - 0.1)^2 * 12.5 = 45.125: mean 27.5625.
+        self.assertAlmostEqual(seen["avg"]["loss"], 27.5625, places=4)
+        self.assertEqual(seen["batches"][1]["output"].shape, (2, 1))
+
     def test_aggregation_without_averaging(self):
         # average_aggregated_gradients: false steps on the sum g1 + g2 = -60: w = 0.6.
         trial = train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(2),

@@ -100,17 +100,26 @@ def average_training_metrics(dist, batch_metrics):
     everyone = dist.allgather([{k: _plain_value(v) for k, v in m.items()} for m in batch_metrics])
     combined = []
     for i in range(len(batch_metrics)):
-        keys = everyone[0][i].keys()
-        combined.append({k: np.mean([np.asarray(slot[i][k]) for slot in everyone], axis=0) for k in keys})
+        batch = {}
+        for k, value in everyone[0][i].items():
+            values = [np.asarray(slot[i][k]) for slot in everyone]
+            # Numbers (and arrays of them) are averaged; anything else is the chief's.
+            batch[k] = np.mean(values, axis=0) if all(_numeric(v) for v in values) else value
+        combined.append(batch)
     return combined
 
 
+def _numeric(array):
+    return array.dtype.kind in "biuf"
+
+
 def mean_of_batches(batch_metrics):
-    """avg_metrics: each metric's mean over the batches (scalars only, as Determined's)."""
+    """avg_metrics: each metric's mean over the batches (numeric scalars only: arrays and other
+    values stay in the batch metrics)."""
     out = {}
     for k in (batch_metrics[0].keys() if batch_metrics else []):
         values = [np.asarray(_plain_value(m[k])) for m in batch_metrics if k in m]
-        if all(v.ndim == 0 for v in values):
+        if all(v.ndim == 0 and _numeric(v) for v in values):
             out[k] = float(np.mean(values))
     return out
 
