@@ -10,15 +10,32 @@ import sys
 ENTRYPOINT_RE = re.compile(r"^([A-Za-z_][\w.]*)?:([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$")
 
 
+def _top_level_names(path):
+    """The modules and packages a directory offers at its top level."""
+    names = set()
+    if path.is_dir():
+        for entry in path.iterdir():
+            if entry.suffix == ".py":
+                names.add(entry.stem)
+            elif (entry / "__init__.py").exists():
+                names.add(entry.name)
+    return names
+
+
 @contextlib.contextmanager
 def import_from_path(path):
-    """Within the block, modules are imported from ``path`` first (e.g. a checkpoint's code/);
-    afterwards sys.path is restored and the modules imported in the block are forgotten, so that
-    two checkpoints' model definitions of the same name can both be loaded."""
-    path = str(pathlib.Path(path).resolve())
+    """Within the block, modules are imported from ``path`` first (e.g. a checkpoint's code/),
+    even a name already imported from elsewhere; afterwards sys.path and sys.modules are as they
+    were (the modules imported in the block are forgotten), so that two checkpoints' model
+    definitions of the same name can both be loaded."""
+    path = pathlib.Path(path).resolve()
     saved_path = list(sys.path)
     saved_modules = dict(sys.modules)
-    sys.path.insert(0, path)
+    shadowed = _top_level_names(path)
+    for name in list(sys.modules):
+        if name.split(".")[0] in shadowed:
+            del sys.modules[name]
+    sys.path.insert(0, str(path))
     try:
         yield
     finally:

@@ -448,6 +448,23 @@ class Resume(unittest.TestCase):
         self.assertEqual(len(seen), 1)
         self.assertAlmostEqual(seen[0], 1.44425, places=5)
 
+    def test_two_checkpoints_with_one_module_name(self):
+        # Two old checkpoints whose code/ both hold a model_def with different trials: each
+        # loads its own (a weight of 1.5, then a second class that doubles the loaded weight).
+        for name, extra in (("first", ""), ("second", "\n\nclass OneVarTrial(OneVarTrial):\n    DOUBLED = True\n")):
+            old = work / f"{name}-checkpoint"
+            (old / "code").mkdir(parents=True)
+            (old / "code" / "model_def.py").write_text(
+                (pathlib.Path(__file__).parent / "onevar_trial.py").read_text() + extra)
+            torch.save({"model_state_dict": {"weight": torch.tensor([[1.5]])}}, old / "state_dict.pth")
+            (old / "metadata.json").write_text(json.dumps({
+                "framework": "torch-1.4.0", "experiment_config": {"entrypoint": "model_def:OneVarTrial"},
+                "hparams": {"lr": 0.5, "global_batch_size": 2}}))
+        first = pytorch.load_trial_from_checkpoint_path(str(work / "first-checkpoint"))
+        second = pytorch.load_trial_from_checkpoint_path(str(work / "second-checkpoint"))
+        self.assertFalse(hasattr(first, "DOUBLED"))
+        self.assertTrue(second.DOUBLED)
+
     def test_no_load_data(self):
         empty = work / "empty-checkpoint"
         empty.mkdir()
@@ -468,6 +485,15 @@ class ImportFromPath(unittest.TestCase):
             import model_def  # noqa: F811
             self.assertEqual(model_def.VALUE, 2)
         self.assertNotIn("model_def", sys.modules)
+        # A model_def imported from elsewhere does not hide the checkpoint's own.
+        sys.path.insert(0, str(work / "code1"))
+        import model_def  # noqa: F811
+        with det.import_from_path(work / "code2"):
+            import model_def as inside
+            self.assertEqual(inside.VALUE, 2)
+        self.assertEqual(sys.modules["model_def"].VALUE, 1)
+        sys.path.remove(str(work / "code1"))
+        del sys.modules["model_def"]
 
     def test_entrypoint_specs(self):
         from determined import _import

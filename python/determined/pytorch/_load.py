@@ -64,7 +64,8 @@ def load_trial_from_checkpoint_path(path, trial_class=None, trial_kwargs=None, t
     if trial_class is None:
         if not spec or not _import.is_entrypoint_spec(spec):
             raise ValueError(f"checkpoint {ckpt_dir} names no trial class ({spec!r}): pass trial_class=")
-        trial_class = _import.load_object(spec, ckpt_dir / "code")
+        with _import.import_from_path(ckpt_dir / "code"):
+            trial_class = _import.load_object(spec, ckpt_dir / "code")
     state_file = _trial.find_state_dict(ckpt_dir)
     if state_file is None:
         raise FileNotFoundError(f"checkpoint {ckpt_dir} has no state_dict.pth")
