@@ -81,6 +81,23 @@ max_restarts: 0
                              str(checkpoint)], env=dict(os.environ, PYTHONPATH=str(source / "python")),
                             capture_output=True, text=True, timeout=120)
     check(loaded.returncode == 0 and abs(float(loaded.stdout) - 2.05147634375) < 1e-5, loaded.stderr)
+    # Test mode off-cluster: one batch (w1 = 0.1 by hand), validated, nothing stored.
+    done = harness_test_mode("onevar_trial:OneVarTrial")
+    check(done.returncode == 0 and "test mode: one batch trained and validated" in done.stderr, done.stderr)
+    check('"w": 0.0999999' in done.stderr, done.stderr)
+
+
+def harness_test_mode(spec):
+    """The harness's off-cluster test mode on the context directory (nothing stored)."""
+    config = work / "test-mode.yaml"
+    config.write_text("hyperparameters: {lr: 0.01, global_batch_size: 2}\n"
+                      "searcher: {name: single, metric: val_loss, max_length: {batches: 3}}\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HPSEARCH_")}
+    env.update(PYTHONPATH=str(source / "python"), HOME=str(work / "home"))
+    done = subprocess.run(["/usr/bin/python3", "-m", "determined.exec.harness", "--test", "--config", str(config),
+                           spec], cwd=context, env=env, capture_output=True, text=True, timeout=120)
+    check(not (work / "home").exists(), "test mode wrote under HOME")
+    return done
 
 
 def two_slots():
@@ -243,6 +260,10 @@ max_restarts: 1
     text = output(exp)
     check(text.count("ValueError: this trial cannot be built: bad model definition") == 2, text)
     check("raising_trial.py" in text and "Traceback" in text, text)
+    # The same trial in the harness's test mode: the error and its traceback, exit 1.
+    done = harness_test_mode("raising_trial:RaisingTrial")
+    check(done.returncode == 1 and "ValueError: this trial cannot be built" in done.stderr
+          and 'raising_trial.py", line' in done.stderr, done.stderr)
     # det.InvalidHP raised in __init__ tells the searcher (invalid_hp), not a failure.
     exp, e = search("invalid-hp", f"""
 name: invalid-hp

@@ -6,7 +6,10 @@ Trainer under the searcher's operations with the config's periods.
 searcher-run starts it for an entrypoint of that form (docs/trial-api.md). With
 ``resources.slots_per_trial`` > 1 it starts itself once per slot through
 determined.launch.torch_distributed. Run by a Python without torch, it re-executes itself under
-/usr/bin/python3 (Debian's python3-torch) when that one has torch."""
+/usr/bin/python3 (Debian's python3-torch) when that one has torch.
+
+Off-cluster, ``--test --config CONFIG MODULE:OBJECT`` runs Determined's test mode on the class
+(determined.experimental.test_one_batch): one batch of training and validation, nothing stored."""
 
 import importlib.util
 import logging
@@ -72,15 +75,34 @@ def run(spec, test_mode=False, context_dir="."):
             test_mode=test_mode)
 
 
+_USAGE = ("usage: python3 -m determined.exec.harness [--test] MODULE:OBJECT   (in a searcher-run trial)\n"
+          "       python3 -m determined.exec.harness --test --config CONFIG MODULE:OBJECT   (off-cluster: one batch of\n"
+          "       training and validation with hyperparameters drawn from CONFIG, nothing stored)")
+
+
 def main(argv):
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: [%(process)s] %(name)s: %(message)s")
     args = list(argv)
     test_mode = "--test" in args
     args = [a for a in args if a != "--test"]
-    if len(args) != 1:
-        print("usage: python3 -m determined.exec.harness [--test] MODULE:OBJECT", file=sys.stderr)
+    config = None
+    if "--config" in args:
+        i = args.index("--config")
+        if i + 1 >= len(args):
+            print(_USAGE, file=sys.stderr)
+            return 2
+        config = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 1 or (config is not None and not test_mode):
+        print(_USAGE, file=sys.stderr)
         return 2
     _ensure_torch(argv)
+    if config is not None:
+        from determined import _import
+        from determined.experimental import _native
+
+        _native.test_one_batch(_import.load_object(args[0], "."), config)
+        return 0
     slots = int(os.environ.get("HPSEARCH_SLOTS_PER_TRIAL", "1"))
     if slots > 1 and "RANK" not in os.environ:
         from determined.launch import torch_distributed
