@@ -472,6 +472,33 @@ class Resume(unittest.TestCase):
             pytorch.load_trial_from_checkpoint_path(str(empty))
 
 
+class UserCode(unittest.TestCase):
+    def test_code_directory_contents(self):
+        from determined.pytorch import _trial
+        source = work / "context"
+        for relative in ("model_def.py", "lib/util.py", "data/big.csv", "weights.bin", "lib/__pycache__/x.pyc",
+                         ".git/HEAD", "exp/journal.jsonl", "notes.txt"):
+            (source / relative).parent.mkdir(parents=True, exist_ok=True)
+            (source / relative).write_text("x")
+        (source / ".detignore").write_text("# large things\ndata/\n*.bin\n")
+        os.environ["HPSEARCH_CONFIG_JSON"] = str(source / "exp" / "config.json")
+        try:
+            kept = [relative for _, relative in _trial._user_code_files(source)]
+        finally:
+            del os.environ["HPSEARCH_CONFIG_JSON"]
+        self.assertEqual(kept, ["model_def.py", "notes.txt", "lib/util.py"])
+        # Over Determined's 96 MiB for a model definition: no code/ at all (a sparse file).
+        with open(source / "huge.txt", "wb") as f:
+            f.truncate(97 * 1024 * 1024)
+        cwd = os.getcwd()
+        os.chdir(source)
+        try:
+            _trial._write_user_code(work / "code-check")
+        finally:
+            os.chdir(cwd)
+        self.assertFalse((work / "code-check" / "code").exists())
+
+
 class ImportFromPath(unittest.TestCase):
     def test_two_definitions_of_one_name(self):
         for value in (1, 2):

@@ -10,6 +10,7 @@ A pause or stop checkpoints unsaved work and exits. Checkpoints hold state_dict.
 counters), load_data.json and code/."""
 
 import abc
+import fnmatch
 import inspect
 import itertools
 import json
@@ -177,29 +178,77 @@ def load_states(context, checkpoint, callbacks=None):
             callback.load_state_dict(saved_callbacks[name])
 
 
-def _write_user_code(path):
-    """code/: the context directory (the trial's working directory under searcher-run), without
-    the experiment's own directory, caches and hidden folders."""
-    source = pathlib.Path.cwd()
+_CODE_LIMIT = 96 * 1024 * 1024  # Determined's limit on a model definition
+
+
+def _ignore_patterns(source):
+    """.detignore's patterns (globs on a relative path or a name; a trailing / for folders)."""
+    detignore = source / ".detignore"
+    if not detignore.exists():
+        return []
+    lines = [line.strip() for line in detignore.read_text(encoding="utf-8", errors="replace").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _ignored(relative, is_dir, patterns):
+    for pattern in patterns:
+        if pattern.endswith("/"):
+            if not is_dir:
+                continue
+            pattern = pattern[:-1]
+        pattern = pattern.lstrip("/")
+        if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative.rsplit("/", 1)[-1], pattern):
+            return True
+    return False
+
+
+def _user_code_files(source):
+    """The context directory's files as Determined packs a model definition: without
+    __pycache__, .pyc, hidden entries, .detignore's patterns, and the experiment's own
+    directories (which may lie inside it)."""
     excluded = set()
-    for variable in ("HPSEARCH_CONFIG_JSON",):
-        if os.environ.get(variable):
-            excluded.add(pathlib.Path(os.environ[variable]).resolve().parent)
+    if os.environ.get("HPSEARCH_CONFIG_JSON"):
+        excluded.add(pathlib.Path(os.environ["HPSEARCH_CONFIG_JSON"]).resolve().parent)
     for variable in ("HPSEARCH_CHECKPOINT_STORAGE", "HPSEARCH_TRIAL_DIR"):
         if os.environ.get(variable):
             excluded.add(pathlib.Path(os.environ[variable]).resolve())
+    patterns = _ignore_patterns(source)
+    files = []
+    for directory, subdirectories, names in os.walk(source):
+        directory = pathlib.Path(directory)
+        kept = []
+        for name in sorted(subdirectories):
+            full = directory / name
+            relative = full.relative_to(source).as_posix()
+            if name == "__pycache__" or name.startswith(".") or full.resolve() in excluded \
+                    or _ignored(relative, True, patterns):
+                continue
+            kept.append(name)
+        subdirectories[:] = kept
+        for name in sorted(names):
+            full = directory / name
+            relative = full.relative_to(source).as_posix()
+            if name.startswith(".") or name.endswith(".pyc") or _ignored(relative, False, patterns):
+                continue
+            files.append((full, relative))
+    return files
+
+
+def _write_user_code(path):
+    """code/: the context directory (the trial's working directory under searcher-run)."""
+    source = pathlib.Path.cwd()
+    files = _user_code_files(source)
+    total = sum(f.stat().st_size for f, _ in files if f.is_file())
+    if total > _CODE_LIMIT:
+        logger.warning(f"the context directory {source} holds {total / 2**20:.0f} MiB (over Determined's 96 MiB "
+                       "for a model definition): the checkpoint gets no code/ (list large files in .detignore)")
+        return
     target = pathlib.Path(path) / "code"
-
-    def ignore(directory, names):
-        skipped = []
-        for name in names:
-            full = (pathlib.Path(directory) / name).resolve()
-            if name == "__pycache__" or name.startswith(".") or name.endswith(".pyc") or full in excluded \
-                    or any(e.is_relative_to(full) for e in excluded if full.is_dir()):
-                skipped.append(name)
-        return skipped
-
-    shutil.copytree(source, target, ignore=ignore, dirs_exist_ok=True, symlinks=True)
+    for full, relative in files:
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if full.is_file():
+            shutil.copy2(full, destination)
 
 
 class _Controller:
