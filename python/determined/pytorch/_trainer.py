@@ -60,7 +60,11 @@ def init(*, hparams=None, exp_conf=None, distributed=None, aggregation_frequency
     if distributed is not None and distributed.size > 1 and not torch.distributed.is_initialized():
         torch.distributed.init_process_group(backend="gloo", rank=distributed.rank, world_size=distributed.size)
     _trial.set_random_seeds(trial_seed)
+    # Off-cluster, the config's checkpoint storage when it names one (a section holding only the
+    # save policy does not).
     storage = None if info is not None else (exp_conf or {}).get("checkpoint_storage")
+    if isinstance(storage, dict) and "type" not in storage:
+        storage = None
     with core.init(distributed=distributed, checkpoint_storage=storage, _local=_local) as core_context:
         context = PyTorchTrialContext(
             core_context, trial_seed=trial_seed, hparams=hparams, exp_conf=exp_conf,
