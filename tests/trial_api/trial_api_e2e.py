@@ -17,8 +17,6 @@ here = pathlib.Path(__file__).resolve().parent
 work = pathlib.Path(tempfile.mkdtemp(prefix=f"trial-api-{case}-"))
 context = work / "context"
 shutil.copytree(here, context, ignore=shutil.ignore_patterns("__pycache__", "trial_api_*.py"))
-# The entrypoint the harness is started with: Determined's legacy form "module:Class".
-HARNESS = "python3 -m determined.exec.harness"
 
 
 def check(condition, what):
@@ -50,12 +48,12 @@ def output(exp):
 
 
 def onevar():
-    exp, e = search("onevar", f"""
+    exp, e = search("onevar", """
 name: onevar
-entrypoint: {HARNESS} onevar_trial:OneVarTrial
-hyperparameters: {{lr: 0.01, global_batch_size: 2}}
-searcher: {{name: single, metric: val_loss, max_length: {{batches: 6}}}}
-min_validation_period: {{batches: 4}}
+entrypoint: onevar_trial:OneVarTrial
+hyperparameters: {lr: 0.01, global_batch_size: 2}
+searcher: {name: single, metric: val_loss, max_length: {batches: 6}}
+min_validation_period: {batches: 4}
 max_restarts: 0
 """)
     check(e["state"] == "completed", e["state"])
@@ -101,13 +99,13 @@ def harness_test_mode(spec):
 
 
 def two_slots():
-    exp, e = search("two-slots", f"""
+    exp, e = search("two-slots", """
 name: onevar-2slots
-entrypoint: {HARNESS} onevar_trial:OneVarTrial
-resources: {{slots_per_trial: 2}}
-optimizations: {{aggregation_frequency: 2}}
-hyperparameters: {{lr: 0.001, global_batch_size: 4}}
-searcher: {{name: single, metric: val_loss, max_length: {{batches: 4}}}}
+entrypoint: onevar_trial:OneVarTrial
+resources: {slots_per_trial: 2}
+optimizations: {aggregation_frequency: 2}
+hyperparameters: {lr: 0.001, global_batch_size: 4}
+searcher: {name: single, metric: val_loss, max_length: {batches: 4}}
 max_restarts: 0
 """)
     check(e["state"] == "completed", e["state"])
@@ -180,7 +178,7 @@ def resume():
     def config(crash_at):
         return f"""
 name: resume
-entrypoint: {HARNESS} crashing_trial:CrashingTrial
+entrypoint: crashing_trial:CrashingTrial
 hyperparameters: {{lr: 0.05, global_batch_size: 8, crash_at: {crash_at}}}
 searcher: {{name: single, metric: validation_loss, max_length: {{batches: 30}}}}
 min_checkpoint_period: {{batches: 5}}
@@ -211,7 +209,7 @@ def pause():
 
     text = """
 name: pause
-entrypoint: {harness} crashing_trial:CrashingTrial
+entrypoint: crashing_trial:CrashingTrial
 hyperparameters: {{lr: 0.05, global_batch_size: 8, crash_at: 0, sleep: {sleep}}}
 searcher: {{name: single, metric: validation_loss, max_length: {{batches: 40}}}}
 scheduling_unit: 1
@@ -219,9 +217,9 @@ checkpoint_storage: {{save_trial_latest: 5}}
 reproducibility: {{experiment_seed: 3}}
 max_restarts: 0
 """
-    whole_exp, _ = search("whole", text.format(harness=HARNESS, sleep=0))
+    whole_exp, _ = search("whole", text.format(sleep=0))
     config = work / "paused.yaml"
-    config.write_text(text.format(harness=HARNESS, sleep=0.1))
+    config.write_text(text.format(sleep=0.1))
     exp = work / "paused"
     runner = subprocess.Popen([searcher_run, "run", "--config", config, "--dir", exp, "--slots", "1", "--context",
                                context], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -249,11 +247,11 @@ def final_state_metadata(exp):
 
 
 def init_error():
-    exp, e = search("init-error", f"""
+    exp, e = search("init-error", """
 name: init-error
-entrypoint: {HARNESS} raising_trial:RaisingTrial
-hyperparameters: {{global_batch_size: 2}}
-searcher: {{name: single, metric: loss, max_length: {{batches: 2}}}}
+entrypoint: raising_trial:RaisingTrial
+hyperparameters: {global_batch_size: 2}
+searcher: {name: single, metric: loss, max_length: {batches: 2}}
 max_restarts: 1
 """, expect=1)
     check(e["trials"][0]["outcome"] == "errored", e["trials"][0])
@@ -265,11 +263,11 @@ max_restarts: 1
     check(done.returncode == 1 and "ValueError: this trial cannot be built" in done.stderr
           and 'raising_trial.py", line' in done.stderr, done.stderr)
     # det.InvalidHP raised in __init__ tells the searcher (invalid_hp), not a failure.
-    exp, e = search("invalid-hp", f"""
+    exp, e = search("invalid-hp", """
 name: invalid-hp
-entrypoint: {HARNESS} raising_trial:InvalidHPTrial
-hyperparameters: {{global_batch_size: 2}}
-searcher: {{name: single, metric: loss, max_length: {{batches: 2}}}}
+entrypoint: raising_trial:InvalidHPTrial
+hyperparameters: {global_batch_size: 2}
+searcher: {name: single, metric: loss, max_length: {batches: 2}}
 max_restarts: 1
 """)
     check(e["trials"][0]["outcome"] == "invalid_hp" and e["trials"][0]["restarts"] == 0, e["trials"][0])
