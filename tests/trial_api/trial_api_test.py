@@ -101,10 +101,39 @@ class OneVariableSGD(unittest.TestCase):
                               aggregation_frequency=2)
         self.assertAlmostEqual(trial.model.weight.item(), 0.6, places=6)
 
+    def test_checkpoint_policies_and_step_zero_validation(self):
+        # Validating every batch for 3 batches: "best" (off-cluster, nothing to beat yet: every
+        # validation is the best so far) and "all" checkpoint at 1, 2 and 3; "none" only at the
+        # end (3). step_zero_validation adds a validation at 0, before training.
+        def steps(policy, **fit):
+            before = set((work / "checkpoints").iterdir()) if (work / "checkpoints").exists() else set()
+            seen = []
+
+            class Capture(pytorch.PyTorchCallback):
+                def on_validation_end(self, metrics):
+                    seen.append(round(metrics["w"], 6))
+
+            class Watched(onevar_trial.OneVarTrial):
+                def build_callbacks(self):
+                    return {"capture": Capture()}
+            train_locally(Watched, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3),
+                          config={"searcher": {"metric": "val_loss"}}, validation_period=pytorch.Batch(1),
+                          checkpoint_policy=policy, **fit)
+            new = set((work / "checkpoints").iterdir()) - before
+            return sorted(pytorch_state(p)["batches_trained"] for p in new), seen
+        self.assertEqual(steps("best"), ([1, 2, 3], [0.1, 0.575, 1.44425]))
+        self.assertEqual(steps("all")[0], [1, 2, 3])
+        self.assertEqual(steps("none")[0], [3])
+        self.assertEqual(steps("none", step_zero_validation=True)[1], [0.0, 0.1, 0.575, 1.44425])
+
     def test_records_unit(self):
         # 7 records at 2 per batch: Batch(7 // 2) = 3 batches, w = 1.44425 as above.
         self.assertEqual(pytorch.TrainUnit._from_values(records=7, global_batch_size=2), pytorch.Batch(3))
         self.assertEqual(pytorch.TrainUnit._from_values(records=1, global_batch_size=2), pytorch.Batch(1))
+        # The searcher's units: a bare integer (no unit) counts batches.
+        self.assertEqual(pytorch.TrainUnit._from_searcher_unit(5, None), pytorch.Batch(5))
+        self.assertEqual(pytorch.TrainUnit._from_searcher_unit(5, det.core.Unit.EPOCHS), pytorch.Epoch(5))
+        self.assertEqual(pytorch.TrainUnit._from_searcher_unit(9, det.core.Unit.RECORDS, 4), pytorch.Batch(2))
         with self.assertRaisesRegex(ValueError, "min_validation_period: exactly one"):
             pytorch.TrainUnit._from_values(batches=1, epochs=1, field="min_validation_period")
 
