@@ -477,6 +477,24 @@ class Resume(unittest.TestCase):
         self.assertEqual(len(seen), 1)
         self.assertAlmostEqual(seen[0], 1.44425, places=5)
 
+    def test_build_model_trial_and_ddp_prefix(self):
+        # A pre-0.12 trial (build_model()) gives back its bare model; a DistributedDataParallel
+        # model's "module." prefix is stripped.
+        old = work / "build-model-checkpoint"
+        (old / "code").mkdir(parents=True)
+        (old / "code" / "old_def.py").write_text(
+            "import torch\nfrom determined import pytorch\n\n"
+            "class OldTrial(pytorch.PyTorchTrial):\n"
+            "    def __init__(self, context):\n        self.context = context\n"
+            "    def build_model(self):\n        return torch.nn.Linear(1, 1, bias=False)\n"
+            "    train_batch = build_training_data_loader = build_validation_data_loader = None\n")
+        torch.save({"models_state_dict": [{"module.weight": torch.tensor([[2.5]])}]}, old / "state_dict.pth")
+        (old / "metadata.json").write_text(json.dumps({
+            "torch_version": "1.4.0", "experiment_config": {"entrypoint": "old_def:OldTrial"}, "hparams": {}}))
+        model = pytorch.load_trial_from_checkpoint_path(str(old))
+        self.assertIsInstance(model, torch.nn.Linear)
+        self.assertEqual(model.weight.item(), 2.5)
+
     def test_two_checkpoints_with_one_module_name(self):
         # Two old checkpoints whose code/ both hold a model_def with different trials: each
         # loads its own (a weight of 1.5, then a second class that doubles the loaded weight).
