@@ -219,7 +219,7 @@ max_restarts: 0
 """
     whole_exp, _ = search("whole", text.format(sleep=0))
     config = work / "paused.yaml"
-    config.write_text(text.format(sleep=0.1))
+    config.write_text(text.format(sleep=0.3))
     exp = work / "paused"
     runner = subprocess.Popen([searcher_run, "run", "--config", config, "--dir", exp, "--slots", "1", "--context",
                                context], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -228,6 +228,7 @@ max_restarts: 0
             exp.glob("trials/1-*/metrics.jsonl")).read_text():
         check(time.monotonic() < deadline and runner.poll() is None, "the trial never reported training metrics")
         time.sleep(0.1)
+    # 40 batches of 0.3 s: the SIGINT lands well before the end even on a loaded machine.
     runner.send_signal(signal.SIGINT)
     check(runner.wait(timeout=120) == 130, f"searcher-run after SIGINT: {runner.returncode}\n{runner.stderr.read()}")
     paused_at = final_state_metadata(exp)
