@@ -12,6 +12,8 @@ Standard library only: numpy and torch values are handled only if the script imp
 from determined._info import ClusterInfo, RendezvousInfo, ResourcesInfo, TrialInfo, get_cluster_info
 from determined import util
 from determined import core
+from determined import errors
+from determined._import import import_from_path
 
 #: Determined's log format (``logging.basicConfig(format=det.LOG_FORMAT)``).
 LOG_FORMAT = "%(levelname)s: [%(process)s] %(name)s: %(message)s"
@@ -23,4 +25,4 @@ class InvalidHP(Exception):
 
 
 __all__ = ["ClusterInfo", "InvalidHP", "LOG_FORMAT", "RendezvousInfo", "ResourcesInfo",
-           "TrialInfo", "core", "get_cluster_info", "util"]
+           "TrialInfo", "core", "errors", "get_cluster_info", "import_from_path", "util"]

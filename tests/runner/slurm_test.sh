@@ -8,6 +8,7 @@
 #   reattach   the runner SIGKILLed and resumed: it reattaches to the running job, no duplicate
 #   ended      the runner SIGKILLed, its job fails meanwhile: resume reads the final state and
 #              restarts the trial from its checkpoint
+#   pytorch-trial  a PyTorchTrial by Determined's legacy entrypoint (module:Class), as a job
 # Exit 77 (skipped) when the Slurm commands are not installed.
 set -euo pipefail
 searcher_run=$1
@@ -206,6 +207,30 @@ PY
     grep -q "reattached to Slurm job $job" "$dir/exp/runner.log" || fail "the ended job was not read"
     grep -q "failed: exit code 3; restarting from its checkpoint at 1" "$dir/exp/runner.log" || fail "no restart"
     expect 'e["state"] == "completed" and t["restarts"] == 1 and t["launches"] == 2'
+    ;;
+  pytorch-trial)
+    # Determined's legacy entrypoint (a PyTorchTrial class) as a Slurm job: the same config as
+    # on this machine; the one-variable model's weight after 6 batches is derived by hand in
+    # tests/trial_api/trial_api_test.py (w6 = 2.05147634375).
+    cat > "$dir/config.yaml" <<EOF
+name: slurm_pytorch_trial
+entrypoint: onevar_trial:OneVarTrial
+hyperparameters: {lr: 0.01, global_batch_size: 2}
+searcher: {name: single, metric: val_loss, max_length: {batches: 6}}
+min_checkpoint_period: {batches: 3}
+max_restarts: 0
+EOF
+    cp -r "$source_dir/tests/trial_api" "$dir/context"
+    "$searcher_run" run --config "$dir/config.yaml" --context "$dir/context" --dir "$dir/exp" \
+      --launcher slurm --channel-address 127.0.0.1 --slots 1 2>"$dir/err" || fail "the search did not complete"
+    grep -q "started (Slurm job" "$dir/exp/runner.log" || fail "the trial did not start as a Slurm job"
+    $python - "$dir/exp" <<'PY' || fail "the trial's validation"
+import json, pathlib, sys
+(trial,) = pathlib.Path(sys.argv[1]).glob("trials/1-*")
+(validation,) = [r for r in map(json.loads, (trial / "metrics.jsonl").read_text().splitlines())
+                 if r["group"] == "validation"]
+assert validation["steps_completed"] == 6 and abs(validation["metrics"]["w"] - 2.05147634375) < 1e-5, validation
+PY
     ;;
   *)
     echo "unknown case '$case_name'" >&2

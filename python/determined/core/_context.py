@@ -92,13 +92,15 @@ def _units(name):
 
 def init(*, distributed=None, checkpoint_storage=None, preempt_mode=PreemptMode.WorkersAskChief,
          tensorboard_mode=TensorboardMode.AUTO, async_checkpointing=False, config=None, unmanaged=None,
-         client=None, workspace=None, project=None, external_experiment_id=None, external_trial_id=None):
+         client=None, workspace=None, project=None, external_experiment_id=None, external_trial_id=None,
+         _local=False):
     """The Core API context for this process. Under searcher-run it talks to the runner;
     elsewhere it gives local stand-ins (one operation of length 1, no preemption, metrics
     logged, checkpoints in a local directory), as Determined's off-cluster init does."""
     TensorboardMode(tensorboard_mode)
     distributed = distributed or DummyDistributedContext()
-    info = det.get_cluster_info()
+    # _local: the local stand-ins even inside a trial (determined.experimental.test_one_batch).
+    info = None if _local else det.get_cluster_info()
     if info is None:
         storage = _storage_from(checkpoint_storage, pathlib.Path.home() / ".local/share/determined/checkpoints")
         storage.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""``python3 -m determined.launch.torch_distributed [--trust] [--] COMMAND...``: runs COMMAND
+"""``python3 -m determined.launch.torch_distributed [--trust] [--] COMMAND...``  (or ``--trial
+MODULE:CLASS``, Determined's legacy form: the Trial harness, docs/trial-api.md): runs COMMAND
 once per slot of the trial (``resources.slots_per_trial``) through torchrun
 (``torch.distributed.run``, from Debian's python3-torch, run in this process), which sets RANK, WORLD_SIZE,
 LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR and MASTER_PORT for each, so that
@@ -26,10 +27,17 @@ def _free_port():
 def main(argv):
     while argv and argv[0] in ("--trust",):
         argv = argv[1:]
+    if argv and argv[0] == "--trial":
+        # Determined's legacy form: each worker runs the Trial harness on MODULE:CLASS.
+        if len(argv) != 2:
+            print("usage: python3 -m determined.launch.torch_distributed --trial MODULE:CLASS", file=sys.stderr)
+            return 2
+        argv = [sys.executable, "-m", "determined.exec.harness", argv[1]]
     if argv and argv[0] == "--":
         argv = argv[1:]
     if not argv:
-        print("usage: python3 -m determined.launch.torch_distributed [--] COMMAND...", file=sys.stderr)
+        print("usage: python3 -m determined.launch.torch_distributed [--trial MODULE:CLASS | [--] COMMAND...]",
+              file=sys.stderr)
         return 2
     if argv[0].endswith(".py"):
         argv = [sys.executable] + argv

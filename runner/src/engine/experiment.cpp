@@ -3,6 +3,7 @@
 #include "engine/experiment_impl.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 
 #include "engine/checkpoint_storage.hpp"
@@ -14,6 +15,32 @@
 namespace hpsearch::runner_detail {
 
 namespace {
+
+// Determined's legacy entrypoint names a Trial class, `<module>:<object reference>`: a dotted
+// module path (possibly empty: the context directory's package), a colon, a dotted name; no
+// spaces. Such an entrypoint runs Determined's Trial harness on that class (docs/trial-api.md).
+bool names_trial_class(const std::string& entrypoint) {
+  const auto dotted_identifiers = [](const std::string& text, bool may_be_empty) {
+    if (text.empty()) return may_be_empty;
+    bool at_start = true;  // of an identifier
+    for (const char c : text) {
+      const bool letter = std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+      const bool digit = std::isdigit(static_cast<unsigned char>(c));
+      if (c == '.') {
+        if (at_start) return false;
+        at_start = true;
+      } else if (letter || (digit && !at_start)) {
+        at_start = false;
+      } else {
+        return false;
+      }
+    }
+    return !at_start;
+  };
+  const std::size_t colon = entrypoint.find(':');
+  return colon != std::string::npos && dotted_identifiers(entrypoint.substr(0, colon), true) &&
+         dotted_identifiers(entrypoint.substr(colon + 1), false);
+}
 
 std::string shell_quote(const std::string& word) {
   if (!word.empty() &&
@@ -62,6 +89,7 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
   const nlohmann::json& entry = *config_.entrypoint;
   if (entry.is_string()) {
     command_ = entry.get<std::string>();
+    if (names_trial_class(command_)) command_ = "python3 -m determined.exec.harness " + command_;
   } else {
     for (const nlohmann::json& part : entry) {
       if (!command_.empty()) command_ += ' ';
