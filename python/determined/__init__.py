@@ -12,6 +12,7 @@ Standard library only: numpy and torch values are handled only if the script imp
 from determined._info import ClusterInfo, RendezvousInfo, ResourcesInfo, TrialInfo, get_cluster_info
 from determined import util
 from determined import core
+from determined import common
 
 #: Determined's log format (``logging.basicConfig(format=det.LOG_FORMAT)``).
 LOG_FORMAT = "%(levelname)s: [%(process)s] %(name)s: %(message)s"
@@ -23,4 +24,4 @@ class InvalidHP(Exception):
 
 
 __all__ = ["ClusterInfo", "InvalidHP", "LOG_FORMAT", "RendezvousInfo", "ResourcesInfo",
-           "TrialInfo", "core", "get_cluster_info", "util"]
+           "TrialInfo", "common", "core", "get_cluster_info", "util"]
