@@ -10,6 +10,7 @@ The SDK tests' trial (tests/runner/trials/sdk_trial.py) has validation loss (x -
 so which trial and checkpoint are best is known beforehand. Generous deadlines: the machine may
 be loaded."""
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -202,6 +203,39 @@ import determined.experimental  # noqa: E402  (the package under test: is create
 if not hasattr(determined.experimental, "create"):
     check("determined.experimental.create()" in run("e", "create", trial_class, model, "--local", expect=1).stderr,
           "--local with a Trial class refuses clearly without determined.experimental.create()")
+
+# ---- determined.common.util and YAML ---------------------------------------------------------------
+from determined.common import util as det_util  # noqa: E402
+from determined.cli import _programs  # noqa: E402
+
+check((det_util._LEGACY_TRAINING, det_util._LEGACY_VALIDATION) == ("training", "validation"), "legacy groups")
+check(det_util.safe_load_yaml_with_exceptions('{"a": [1, 2]}') == {"a": [1, 2]}, "JSON text, no parser needed")
+check(list(det_util.chunks("ABCDEFG", 3)) == ["ABC", "DEF", "G"] and det_util.sizeof_fmt(1536) == "1.5KB", "helpers")
+try:
+    det_util.get_max_retries_config()
+    check(False, "get_max_retries_config() needs a master")
+except NotImplementedError as e:
+    check("determined.common.util.get_max_retries_config()" in str(e), f"the refusal names the member: {e}")
+yaml_config = home / "grid.yaml"
+yaml_config.write_text("name: det-yaml\nsearcher:\n  name: grid\n  metric: loss\n")
+no_yaml = subprocess.run(
+    [sys.executable, "-c", "import sys; sys.modules['yaml'] = None\n"
+     "from determined.cli import _programs\n"
+     "try:\n    _programs.load_config(sys.argv[1])\nexcept _programs.CliError as e:\n    print(e)", yaml_config],
+    capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(source / "python")})
+check("needs PyYAML (python3-yaml)" in no_yaml.stdout, f"without PyYAML a YAML config is refused: {no_yaml}")
+if importlib.util.find_spec("yaml") is None:
+    print("det_test: PyYAML not installed: the YAML reading cases are skipped")
+else:
+    check(_programs.load_config(yaml_config)["searcher"] == {"name": "grid", "metric": "loss"}, "a YAML config")
+    check(det_util.safe_load_yaml_with_exceptions(io.StringIO("a: [1, {b: c}]")) == {"a": [1, {"b": "c"}]},
+          "safe_load_yaml_with_exceptions reads a file object")
+    broken = subprocess.run(
+        [sys.executable, "-c", "import sys; from determined.common import util\n"
+         "util.safe_load_yaml_with_exceptions('a: [1, 2\\nb: 3')"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(source / "python")})
+    check(broken.returncode == 1 and broken.stdout.startswith("Error: invalid experiment config file.\n"),
+          f"invalid YAML: Determined's message and exit 1: {broken}")
 
 shutil.rmtree(home, ignore_errors=True)
 print("det_test: ok")
