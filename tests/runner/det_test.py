@@ -183,21 +183,43 @@ check("not found" in run("e", "describe", 3, expect=1).stderr, "a deleted experi
 # ---- a Determined e2e-style Core API script ------------------------------------------------------
 e2e = {"name": "e2e", "entrypoint": f"{python} e2e_core_api.py",
        "searcher": {"name": "single", "metric": "validation_error", "max_length": {"batches": 3}},
-       "environment": {"environment_variables": ["DET_E2E_COLOR=blue", "DET_E2E_EMPTY=", "DET_E2E_SHAPE=a=b"]},
+       "environment": {"image": "determinedai/pytorch-ngc:0.37.0",
+                       "environment_variables": ["DET_E2E_COLOR=red", "DET_E2E_EMPTY=", "DET_E2E_SHAPE=a=b",
+                                                 f"PYTHONPATH={home / 'extra'}", "DET_E2E_COLOR=blue"]},
        "max_restarts": 0}
 e2e_config = write_json(home / "e2e.json", e2e)
 out = run("e", "create", e2e_config, model, "-f").stdout.splitlines()
+check("env DET_E2E_COLOR=blue" in out and "env DET_E2E_EMPTY=" in out and "env DET_E2E_SHAPE=a=b" in out,
+      f"environment.environment_variables reach the trial (a later entry wins, '=' in a value kept): {out}")
+python_path = next(line for line in out if line.startswith("env PYTHONPATH=")).split("=", 1)[1].split(":")
+check(python_path[-1] == str(home / "extra") and python_path[0].endswith("python"),
+      f"the config's PYTHONPATH comes after the client's (import determined still works): {python_path}")
 check("ALERT [WARN] e2e done: trained 3 steps" in out, f"core_context.alert in the trial's log: {out}")
 trial_id = int(next(line for line in out if line.startswith("Following first trial")).split()[-1])
+e2e_record = json.loads(run("e", "describe", int(out[0].split()[-1]), "--json").stdout)[0]
+check(trial_id > 1 and e2e_record["experiment"]["best"]["trial_id"] == trial_id,
+      f"describe's best trial is named by its global id {trial_id}: {e2e_record['experiment'].get('best')}")
+log = pathlib.Path(e2e_record["log"]).read_text()
+check(f"trial {trial_id} (" in log and "trial 1 (" not in log and f"best trial {trial_id} (" in log,
+      f"experiment.log names the trial by its global id {trial_id}, not its index 1:\n{log}")
 groups = {(w["group"], w["stepsCompleted"]): w["metrics"]
           for w in json.loads(run("t", "describe", trial_id, "--json").stdout)["workloads"]}
 for i, group in enumerate(["training", "validation", "inference", "test"]):
     check(groups.get((group, 3)) == {"acc": 3 * (i + 1), "f1": 1 / 3}, f"group {group} at step 3: {groups}")
 
+per_device = write_json(home / "e2e-devices.json", {**e2e, "environment": {"environment_variables": {
+    "cpu": ["DET_E2E_COLOR=cpu-red"], "cuda": ["DET_E2E_COLOR=cuda-green"], "rocm": ["DET_E2E_SHAPE=rocm"]}}})
+out = run("e", "create", per_device, model, "-f").stdout.splitlines()
+check("env DET_E2E_COLOR=cpu-red" in out and "env DET_E2E_SHAPE=<unset>" in out,
+      f"the per-device form: a CPU trial gets the cpu list: {out}")
+bad = run("e", "create", write_json(home / "e2e-bad.json", {**e2e, "environment": {
+    "environment_variables": ["DET_E2E_COLOR"]}}), model, expect=1)
+check("environment.environment_variables[0]: must be NAME=VALUE" in bad.stderr, f"a bad entry: {bad.stderr}")
+
 done = run("e", "create", e2e_config, model, "--local")
 check("ALERT [WARN] e2e done: trained 1 steps" in done.stderr and "Running the entrypoint locally" in done.stdout,
       f"--local runs the script here, one operation of length 1: {done.stdout}{done.stderr}")
-check(len(json.loads(run("e", "list", "--json").stdout)) == 4, "--local stores nothing (1, 2, 4 and the e2e run)")
+check(len(json.loads(run("e", "list", "--json").stdout)) == 5, "--local stores nothing (1, 2, 4 and the two e2e runs)")
 trial_class = write_json(home / "trial-class.json", {**e2e, "entrypoint": "model_def:MyTrial"})
 import determined.experimental  # noqa: E402  (the package under test: is create() there yet?)
 if not hasattr(determined.experimental, "create"):

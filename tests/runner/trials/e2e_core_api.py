@@ -29,7 +29,7 @@ def main(core_context):
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format=det.LOG_FORMAT)
-    for name in ("DET_E2E_COLOR", "DET_E2E_SHAPE", "DET_E2E_EMPTY"):
+    for name in ("DET_E2E_COLOR", "DET_E2E_SHAPE", "DET_E2E_EMPTY", "PYTHONPATH"):
         print(f"env {name}={os.environ.get(name, '<unset>')}", flush=True)
     with det.core.init() as core_context:
         main(core_context)
