@@ -220,11 +220,23 @@ done = run("e", "create", e2e_config, model, "--local")
 check("ALERT [WARN] e2e done: trained 1 steps" in done.stderr and "Running the entrypoint locally" in done.stdout,
       f"--local runs the script here, one operation of length 1: {done.stdout}{done.stderr}")
 check(len(json.loads(run("e", "list", "--json").stdout)) == 5, "--local stores nothing (1, 2, 4 and the two e2e runs)")
-trial_class = write_json(home / "trial-class.json", {**e2e, "entrypoint": "model_def:MyTrial"})
+shutil.copy(source / "tests" / "runner" / "trials" / "det_trial_class.py", model / "det_trial_class.py")
+trial_class = {"name": "trial-class", "entrypoint": "det_trial_class:Line",
+               "hyperparameters": {"global_batch_size": 2, "fail": False},
+               "searcher": {"name": "single", "metric": "val_loss", "max_length": {"batches": 2}}, "max_restarts": 0}
+trial_config = write_json(home / "trial-class.json", trial_class)
 import determined.experimental  # noqa: E402  (the package under test: is create() there yet?)
 if not hasattr(determined.experimental, "create"):
-    check("determined.experimental.create()" in run("e", "create", trial_class, model, "--local", expect=1).stderr,
+    check("determined.experimental.create()" in run("e", "create", trial_config, model, "--local", expect=1).stderr,
           "--local with a Trial class refuses clearly without determined.experimental.create()")
+else:
+    run("e", "create", trial_config, model, "--local", "--test")
+    broken = write_json(home / "trial-broken.json",
+                        {**trial_class, "hyperparameters": {"global_batch_size": 2, "fail": True}})
+    failed = run("e", "create", broken, model, "--local", "--test", expect=1)
+    check("Traceback" in failed.stderr and "broken on purpose" in failed.stderr,
+          f"a Trial that raises in __init__: its traceback, exit 1: {failed.stderr}")
+check(len(json.loads(run("e", "list", "--json").stdout)) == 5, "--local stored nothing")
 
 # ---- determined.common.util and YAML ---------------------------------------------------------------
 from determined.common import util as det_util  # noqa: E402

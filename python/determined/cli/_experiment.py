@@ -1,6 +1,7 @@
 """`det experiment ...` over the SDK (determined.experimental.client) and `searcher-run ls`."""
 
 import getpass
+import importlib
 import os
 import pathlib
 import re
@@ -61,11 +62,12 @@ def _local(args):
             raise CliError(f"--local: the entrypoint {text!r} names a Trial class, which needs "
                            "determined.experimental.create(); this installation does not have it. "
                            "Run the experiment without --local (det experiment create CONFIG CONTEXT)")
+        # As Determined's local mode: the context is the working directory and first on sys.path.
         module_name, _, object_path = text.partition(":")
-        previous, sys.path[:0] = os.getcwd(), [str(context)]
+        previous = os.getcwd()
+        sys.path.insert(0, str(context))
         os.chdir(context)
         try:
-            import importlib
             trial_def = importlib.import_module(module_name)
             for part in object_path.split("."):
                 trial_def = getattr(trial_def, part)
