@@ -262,6 +262,12 @@ if importlib.util.find_spec("yaml") is None:
     print("det_test: PyYAML not installed: the YAML reading cases are skipped")
 else:
     check(_programs.load_config(yaml_config)["searcher"] == {"name": "grid", "metric": "loss"}, "a YAML config")
+    yaml_grid = home / "grid-override.yaml"
+    yaml_grid.write_text(f"name: y\nentrypoint: {python} trial.py\nhyperparameters: {{x: 1, sleep: 0}}\n"
+                         "searcher: {name: grid, metric: loss, max_length: {batches: 2}}\n")
+    bad = run("e", "create", yaml_grid, model, "--config", "searcher.max_length.batches=0", expect=1)
+    check("grid-override.yaml (as --config/--test rewrote it): searcher.max_length.batches: must be an integer >= 1"
+          in bad.stderr, f"a YAML config rewritten by --config, checked, naming the file and field: {bad.stderr}")
     check(det_util.safe_load_yaml_with_exceptions(io.StringIO("a: [1, {b: c}]")) == {"a": [1, {"b": "c"}]},
           "safe_load_yaml_with_exceptions reads a file object")
     broken = subprocess.run(
