@@ -5,6 +5,9 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "hpsearch/searcher/grid.hpp"
 #include "hpsearch/searcher/printable.hpp"
@@ -73,6 +76,70 @@ std::optional<std::uint32_t> parse_seed(const Reader& reader, const Node& node) 
   return static_cast<std::uint32_t>(value);
 }
 
+// Names the runner sets for every trial (HPSEARCH_*): a config cannot redefine them.
+constexpr std::string_view kRunnerPrefix = "HPSEARCH_";
+
+// One `NAME=VALUE` entry of environment.environment_variables (VALUE may be empty or hold '=').
+std::pair<std::string, std::string> parse_variable(const Reader& reader, const Node& node,
+                                                   const std::string& path) {
+  if (!node.is_scalar() || !node.value().is_string()) {
+    reader.fail(node, path, "must be a string NAME=VALUE, got " + describe(node));
+  }
+  const std::string text = node.value().get<std::string>();
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    reader.fail(
+        node, path,
+        "must be NAME=VALUE (a name, '=', then the value, possibly empty), got " + describe(node));
+  }
+  std::string name = text.substr(0, equals);
+  if (name.compare(0, kRunnerPrefix.size(), kRunnerPrefix) == 0) {
+    reader.fail(node, path,
+                name + " is set by searcher-run for each trial and cannot be set by the config");
+  }
+  return {std::move(name), text.substr(equals + 1)};
+}
+
+std::vector<std::pair<std::string, std::string>> parse_variable_list(const Reader& reader,
+                                                                     const Node& node,
+                                                                     const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> variables;
+  if (!node.defined() || node.is_null()) return variables;
+  if (!node.is_list())
+    reader.fail(node, path, "must be a list of NAME=VALUE, got " + describe(node));
+  for (std::size_t i = 0; i < node.items().size(); ++i) {
+    variables.push_back(
+        parse_variable(reader, node.items()[i], path + "[" + std::to_string(i) + "]"));
+  }
+  return variables;
+}
+
+// environment.environment_variables: a list of NAME=VALUE, or per device type {cpu, cuda, rocm}
+// of which a trial on CPU slots (every trial searcher-run starts) takes `cpu`. The rest of
+// `environment` (image, pod_spec, ...) is for containers and is not judged.
+std::vector<std::pair<std::string, std::string>> parse_environment_variables(
+    const Reader& reader, const Node& environment) {
+  if (!environment.is_map()) return {};  // null, or not ours to judge
+  const Node* variables = environment.find("environment_variables");
+  if (variables == nullptr || variables->is_null()) return {};
+  const std::string path = "environment.environment_variables";
+  if (variables->is_list()) return parse_variable_list(reader, *variables, path);
+  if (!variables->is_map()) {
+    reader.fail(*variables, path,
+                "must be a list of NAME=VALUE or a map of them per device type {cpu: [...], cuda: "
+                "[...], rocm: [...]}, got " +
+                    describe(*variables));
+  }
+  const Map devices(reader, *variables, path, {"cpu", "cuda", "rocm"},
+                    "of environment.environment_variables");
+  for (const char* device : {"cuda", "rocm"}) {
+    (void)parse_variable_list(reader, devices.get(device), devices.path_of(device));  // checked
+  }
+  return devices.has("cpu")
+             ? parse_variable_list(reader, devices.get("cpu"), devices.path_of("cpu"))
+             : std::vector<std::pair<std::string, std::string>>{};
+}
+
 }  // namespace
 }  // namespace config_detail
 
@@ -111,6 +178,9 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source) 
   }
   if (top.has("entrypoint") && !top.get("entrypoint").is_null()) {
     config.entrypoint = to_json(reader, top.get("entrypoint"), "entrypoint");
+  }
+  if (top.has("environment")) {
+    config.environment_variables = parse_environment_variables(reader, top.get("environment"));
   }
   if (top.has("max_restarts") && !top.get("max_restarts").is_null()) {
     config.max_restarts = read_count(reader, top.get("max_restarts"), "max_restarts", 0);

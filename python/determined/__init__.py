@@ -12,6 +12,7 @@ Standard library only: numpy and torch values are handled only if the script imp
 from determined._info import ClusterInfo, RendezvousInfo, ResourcesInfo, TrialInfo, get_cluster_info
 from determined import util
 from determined import core
+from determined import common
 from determined import errors
 from determined._import import import_from_path
 
@@ -25,4 +26,4 @@ class InvalidHP(Exception):
 
 
 __all__ = ["ClusterInfo", "InvalidHP", "LOG_FORMAT", "RendezvousInfo", "ResourcesInfo",
-           "TrialInfo", "core", "errors", "get_cluster_info", "import_from_path", "util"]
+           "TrialInfo", "common", "core", "errors", "get_cluster_info", "import_from_path", "util"]

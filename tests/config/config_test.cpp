@@ -384,3 +384,51 @@ TEST_CASE("config: control characters in a message are escaped") {
                      "exp.yaml:1:50: searcher.max_length.e\\x00\\x1b[2J: unknown field; valid "
                      "fields of a length are: batches, epochs, records");
 }
+
+TEST_CASE("config: environment.environment_variables, the list and the per-device form") {
+  const std::string searcher = "searcher: {name: single, metric: loss, max_length: 1}\n";
+  using Variables = std::vector<std::pair<std::string, std::string>>;
+  // The list: the value may be empty or hold '='; the order is kept (a later entry wins).
+  CHECK(parse(searcher + "environment:\n  image: x\n  environment_variables:\n"
+                         "    - A=1\n    - EMPTY=\n    - URL=a=b\n    - A=2\n")
+            .environment_variables ==
+        Variables{{"A", "1"}, {"EMPTY", ""}, {"URL", "a=b"}, {"A", "2"}});
+  // Per device type: a trial on CPU slots takes `cpu`; the others are checked, not used.
+  CHECK(parse(searcher + "environment:\n  environment_variables:\n"
+                         "    cpu: [C=cpu]\n    cuda: [C=gpu]\n    rocm: [R=1]\n")
+            .environment_variables == Variables{{"C", "cpu"}});
+  CHECK(parse(searcher + "environment:\n  environment_variables: {cuda: [C=gpu]}\n")
+            .environment_variables.empty());
+  CHECK(parse(searcher + "environment: {environment_variables: null}\n")
+            .environment_variables.empty());
+  CHECK(parse(searcher + "environment: null\n").environment_variables.empty());
+  CHECK(parse(searcher).environment_variables.empty());
+}
+
+TEST_CASE("config: environment_variables errors name the entry, the value and the form") {
+  const std::string searcher = "searcher: {name: single, metric: loss, max_length: 1}\n";
+  CHECK_CONFIG_ERROR(
+      searcher + "environment:\n  environment_variables:\n    - A=1\n    - NOVALUE\n",
+      "exp.yaml:5:7: environment.environment_variables[1]: must be NAME=VALUE (a "
+      "name, '=', then the value, possibly empty), got 'NOVALUE'");
+  CHECK_CONFIG_ERROR(searcher + "environment: {environment_variables: [=x]}\n",
+                     "exp.yaml:2:39: environment.environment_variables[0]: must be NAME=VALUE (a "
+                     "name, '=', then the value, possibly empty), got '=x'");
+  CHECK_CONFIG_ERROR(searcher + "environment: {environment_variables: [5]}\n",
+                     "exp.yaml:2:39: environment.environment_variables[0]: must be a string "
+                     "NAME=VALUE, got 5");
+  CHECK_CONFIG_ERROR(searcher + "environment: {environment_variables: A=1}\n",
+                     "exp.yaml:2:38: environment.environment_variables: must be a list of "
+                     "NAME=VALUE or a map of them per device type {cpu: [...], cuda: [...], rocm: "
+                     "[...]}, got 'A=1'");
+  CHECK_CONFIG_ERROR(searcher + "environment:\n  environment_variables:\n    gpu: [A=1]\n",
+                     "exp.yaml:4:5: environment.environment_variables.gpu: unknown field (did you "
+                     "mean 'cpu'?); valid "
+                     "fields of environment.environment_variables are: cpu, cuda, rocm");
+  CHECK_CONFIG_ERROR(searcher + "environment:\n  environment_variables:\n    rocm: A=1\n",
+                     "exp.yaml:4:11: environment.environment_variables.rocm: must be a list of "
+                     "NAME=VALUE, got 'A=1'");
+  CHECK_CONFIG_ERROR(searcher + "environment: {environment_variables: [HPSEARCH_TRIAL_ID=3]}\n",
+                     "exp.yaml:2:39: environment.environment_variables[0]: HPSEARCH_TRIAL_ID is "
+                     "set by searcher-run for each trial and cannot be set by the config");
+}

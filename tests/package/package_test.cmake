@@ -27,7 +27,7 @@ foreach(file IN ITEMS include/hpsearch/hpsearch.h include/hpsearch/config/config
                       ${LIBDIR}/libhpsearch.so.0.2.0 ${LIBDIR}/libhpsearch_searcher.a
                       ${LIBDIR}/libhpsearch_config.a ${LIBDIR}/cmake/hpsearch/hpsearch-config.cmake
                       ${LIBDIR}/pkgconfig/hpsearch.pc
-                      bin/searcher-sim bin/searcher-run share/hpsearch/yahpo-rbv2/README.md)
+                      bin/searcher-sim bin/searcher-run bin/det share/hpsearch/yahpo-rbv2/README.md)
   if(NOT EXISTS "${prefix}/${file}")
     message(FATAL_ERROR "not installed: ${prefix}/${file}")
   endif()
@@ -136,5 +136,25 @@ if(NOT determined_file STREQUAL "${pythondir}/determined/__init__.py")
   message(FATAL_ERROR "the installed searcher-run's trial imported ${determined_file}, "
                       "not ${pythondir}/determined/__init__.py")
 endif()
+# 5. The installed `det` (from another directory, through a symlink, as a user's ~/bin would
+# hold it) drives the installed programs and package: preview-search through searcher-sim, and
+# an experiment of its own store followed to its end.
+file(CREATE_LINK "${prefix}/bin/det" "${WORK_DIR}/det-link" SYMBOLIC)
+set(det_env "${CMAKE_COMMAND}" -E env --unset=HPSEARCH_SEARCHER_RUN --unset=HPSEARCH_SEARCHER_SIM
+    --unset=PYTHONPATH "HPSEARCH_HOME=${WORK_DIR}/det-store" "PATH=/usr/bin:/bin")
+run(${det_env} "${WORK_DIR}/det-link" preview-search "${WORK_DIR}/where/where.yaml")
+if(NOT output MATCHES "This search will create a total of 1 trial\\(s\\)")
+  message(FATAL_ERROR "the installed det preview-search printed:\n${output}")
+endif()
+file(REMOVE "${WORK_DIR}/determined_file.txt")
+run(${det_env} "${WORK_DIR}/det-link" experiment create "${WORK_DIR}/where/where.yaml" "${WORK_DIR}/where" -f)
+if(NOT output MATCHES "^Created experiment 1\n.*Experiment 1 terminated with state COMPLETED\n$")
+  message(FATAL_ERROR "the installed det experiment create -f printed:\n${output}")
+endif()
+file(READ "${WORK_DIR}/determined_file.txt" determined_file)
+if(NOT determined_file STREQUAL "${pythondir}/determined/__init__.py")
+  message(FATAL_ERROR "the installed det's trial imported ${determined_file}")
+endif()
 message(STATUS "installed to ${prefix}; README.md's C++ block runs; find_package and pkg-config consumers and the Python module "
-               "agree with searcher-sim drive; the installed searcher-run's trials use the installed client")
+               "agree with searcher-sim drive; the installed searcher-run's trials use the installed client; "
+               "the installed det drives the installed programs")

@@ -4,6 +4,7 @@ import enum
 import logging
 import os
 import pathlib
+import sys
 
 import determined as det
 from determined import _channel
@@ -14,6 +15,9 @@ from determined.core._searcher import SearcherContext, Unit
 from determined.core._train import EarlyExitReason, TrainContext
 
 logger = logging.getLogger("determined.core")
+
+
+_ALERT_LEVELS = ("DEBUG", "INFO", "WARN", "WARNING", "ERROR", "CRITICAL")
 
 
 class TensorboardMode(enum.Enum):
@@ -66,6 +70,18 @@ class Context:
 
     def close(self):
         self.distributed.close()
+
+    def alert(self, title=None, description=None, level="INFO"):
+        """Determined's custom webhook trigger. There are no webhooks on one machine: the alert is
+        written to the trial's output (stderr), where `det trial logs` shows it, as
+        ``ALERT [LEVEL] TITLE: DESCRIPTION``; LEVEL is DEBUG, INFO, WARN, WARNING, ERROR or CRITICAL
+        (any case)."""
+        if not isinstance(level, str) or level.upper() not in _ALERT_LEVELS:
+            raise ValueError(f"alert(): level must be one of {', '.join(_ALERT_LEVELS)}, got {level!r}")
+        if self.distributed.rank != 0:
+            return  # one alert per trial, as the chief sends it
+        # Straight to stderr (the trial's output.log), whatever the script's logging setup.
+        print(f"ALERT [{level.upper()}] {title or ''}: {description or ''}", file=sys.stderr, flush=True)
 
 
 def _storage_from(checkpoint_storage, default):

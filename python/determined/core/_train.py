@@ -41,6 +41,11 @@ class TrainContext:
     def report_metrics(self, group, steps_completed, metrics):
         self._report(group, steps_completed, metrics)
 
+    def _report_trial_metrics(self, group, total_batches, metrics, batch_metrics=None):
+        """The form Determined's Trial harness and its e2e scripts call (``total_batches`` is
+        ``steps_completed``)."""
+        self._report(group, total_batches, metrics)
+
     def report_progress(self, progress):
         """The fraction of the trial's training done, between 0 and 1."""
         progress = float(progress)

@@ -67,9 +67,9 @@ Each trial runs the config's `entrypoint` (e.g. `entrypoint: python3 train.py`) 
 /bin/sh, in the context directory (where the config is, unless --context), with its own
 directory DIR/trials/N-ID/ for its log (output.log) and checkpoints. It learns its request
 id, trial seed, hyperparameters and latest checkpoint from environment variables, and talks
-with the runner in JSON lines on descriptors 3 (commands in) and 4 (reports out); the Python
-client `import hpsearch` (python/, found automatically) does that for a script. See
-docs/runner.md.
+with the runner in JSON lines on descriptors 3 (commands in) and 4 (reports out); a Python
+script uses Determined's Core API, `import determined as det` (python/determined, put on the
+trial's PYTHONPATH automatically), which does that for it. See docs/runner.md.
 
 A trial whose operation is done and which has no next one is paused: it checkpoints and
 exits, freeing its slot, and is relaunched from its checkpoint if the searcher wants more. A

@@ -48,10 +48,13 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
   }
   if (experiment.is_object() && experiment.contains("trials")) {
     const std::map<std::string, std::uint64_t> ids = store.trial_ids(id);
-    for (nlohmann::json& t : experiment["trials"]) {
-      const auto found = ids.find(t.value("request_id", std::string()));
-      t["trial_id"] = found != ids.end() ? nlohmann::json(found->second) : nlohmann::json(nullptr);
-    }
+    const auto id_of = [&](const nlohmann::json& trial) {
+      const auto found = ids.find(trial.value("request_id", std::string()));
+      return found != ids.end() ? nlohmann::json(found->second) : nlohmann::json(nullptr);
+    };
+    for (nlohmann::json& t : experiment["trials"]) t["trial_id"] = id_of(t);
+    if (experiment.contains("best") && experiment["best"].is_object())
+      experiment["best"]["trial_id"] = id_of(experiment["best"]);
   }
   j["experiment"] = std::move(experiment);
   return j;
@@ -87,8 +90,9 @@ void print_human(const nlohmann::json& j, std::ostream& out) {
       << "%\n";
   if (e.contains("best")) {
     const nlohmann::json& b = e["best"];
-    out << "  best: trial index " << b["trial"] << ", " << text_of(b["metric"]) << " at length "
-        << b["length"] << ", hparams " << json_line(b["hparams"]) << '\n';
+    out << "  best: trial " << text_of(b.value("trial_id", nlohmann::json(nullptr))) << ", "
+        << text_of(b["metric"]) << " at length " << b["length"] << ", hparams "
+        << json_line(b["hparams"]) << '\n';
   }
   out << "  TRIAL_ID  INDEX  STATE            VALIDATIONS  LAST_METRIC  CHECKPOINT\n";
   for (const nlohmann::json& t : e["trials"]) {

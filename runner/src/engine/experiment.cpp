@@ -78,8 +78,10 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
               ? std::make_unique<TrialChannel>(directory / "channel.sock")
               : std::make_unique<TrialChannel>(parse_tcp_endpoint(options.launch.channel_address))),
       supervisor_(launcher, options.slots, *this, channel_.get()),
-      report_(config_, directory, settings_.seed, options.terminal, out, err,
-              [this](std::uint32_t i) { return supervisor_.is_running(i); }) {
+      report_(
+          config_, directory, settings_.seed, options.terminal, out, err,
+          [this](std::uint32_t i) { return supervisor_.is_running(i); },
+          [this](std::uint32_t i) { return trial_id(i); }) {
   if (!config_.entrypoint) {
     throw RunnerSetupError(
         "the config has no entrypoint: searcher-run needs the command that trains "

@@ -266,8 +266,12 @@ class Experiment final : private SupervisorListener {
 
   std::string marker() const { return "HPSEARCH_EXPERIMENT_KEY=" + settings_.key; }
 
-  std::string name(std::uint32_t i) const {
-    return "trial " + std::to_string(i + 1) + " (" + trials_[i].id.to_string() + ")";
+  std::string name(std::uint32_t i) const { return report_.trial_name(i, trials_[i]); }
+
+  // Trial i's id: in the experiment store its global id (given when it was created), else its
+  // 1-based creation order.
+  std::uint64_t trial_id(std::uint32_t i) const {
+    return options_.trial_id ? options_.trial_id(trials_[i].id.to_string(), i + 1) : i + 1;
   }
 
   void write_state();

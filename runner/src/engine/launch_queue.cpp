@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "hpsearch/searcher/json_lines.hpp"
@@ -181,8 +182,7 @@ std::optional<LaunchSpec> Experiment::prepare_launch(std::uint32_t i) {
   spec.marker = marker();
   spec.environment = {
       {"HPSEARCH_REQUEST_ID", t.id.to_string()},
-      {"HPSEARCH_TRIAL_ID",
-       std::to_string(options_.trial_id ? options_.trial_id(t.id.to_string(), i + 1) : i + 1)},
+      {"HPSEARCH_TRIAL_ID", std::to_string(trial_id(i))},
       {"HPSEARCH_TRIAL_SEED", std::to_string(t.trial_seed)},
       {"HPSEARCH_HPARAMS", json_line(t.hparams)},
       {"HPSEARCH_TRIAL_DIR", dir.string()},
@@ -209,11 +209,23 @@ std::optional<LaunchSpec> Experiment::prepare_launch(std::uint32_t i) {
     if (!t.checkpoint->storage_id.empty())
       spec.environment["HPSEARCH_LATEST_CHECKPOINT_ID"] = t.checkpoint->storage_id;
   }
-  // The Python client ships with hpsearch: make `import hpsearch` work without installing it.
-  const char* python_path = std::getenv("PYTHONPATH");
+  // The config's environment.environment_variables, in order (a later entry wins); the
+  // HPSEARCH_* names above are refused by the config check, so these cannot hide them.
+  std::optional<std::string> config_python_path;
+  for (const auto& [variable, value] : config_.environment_variables) {
+    if (variable == "PYTHONPATH") {
+      config_python_path = value;
+    } else {
+      spec.environment[variable] = value;
+    }
+  }
+  // The Python client ships with hpsearch: `import determined` works without installing it.
+  // It comes first on the config's PYTHONPATH if it sets one, else on the runner's.
+  const char* inherited = std::getenv("PYTHONPATH");
+  const std::string python_path =
+      config_python_path.value_or(inherited != nullptr ? inherited : "");
   spec.environment["PYTHONPATH"] =
-      python_client_dir().string() +
-      (python_path && *python_path ? std::string(":") + python_path : "");
+      python_client_dir().string() + (python_path.empty() ? "" : ":" + python_path);
   for (const auto& [name, value] : options_.trial_environment) spec.environment[name] = value;
   launches_[i] = LaunchState{};
   return spec;

@@ -25,7 +25,8 @@ std::string wall_clock_stamp() {
 
 Report::Report(const ExperimentConfig& config, fs::path directory, std::uint32_t seed,
                bool terminal, std::ostream& out, std::ostream& err,
-               std::function<bool(std::uint32_t)> running)
+               std::function<bool(std::uint32_t)> running,
+               std::function<std::uint64_t(std::uint32_t)> trial_id)
     : config_(config),
       directory_(std::move(directory)),
       seed_(seed),
@@ -33,6 +34,7 @@ Report::Report(const ExperimentConfig& config, fs::path directory, std::uint32_t
       out_(out),
       err_(err),
       running_(std::move(running)),
+      trial_id_(std::move(trial_id)),
       log_(directory_ / "runner.log", std::ios::app) {}
 
 void Report::log(const std::string& line) {
@@ -102,6 +104,10 @@ fs::path Report::trial_directory(std::uint32_t index, const TrialRecord& trial) 
          (std::to_string(index + 1) + "-" + trial.id.to_string().substr(0, 8));
 }
 
+std::string Report::trial_name(std::uint32_t index, const TrialRecord& trial) const {
+  return "trial " + std::to_string(trial_id_(index)) + " (" + trial.id.to_string() + ")";
+}
+
 nlohmann::json Report::experiment_json(const char* state, const std::deque<TrialRecord>& trials,
                                        double progress, const DecisionStats& decisions) const {
   nlohmann::json list = nlohmann::json::array();
@@ -132,6 +138,7 @@ nlohmann::json Report::experiment_json(const char* state, const std::deque<Trial
     const TrialRecord& t = trials[b->trial];
     const Validation& v = t.validations[b->validation];
     j["best"] = {{"trial", b->trial + 1},
+                 {"trial_id", trial_id_(b->trial)},
                  {"request_id", t.id.to_string()},
                  {"hparams", t.hparams},
                  {"length", v.length},
@@ -156,7 +163,7 @@ void Report::status(const std::deque<TrialRecord>& trials, double progress) {
   if (const auto b = best(trials)) {
     line << "; best "
          << json_line(metric_to_json(trials[b->trial].validations[b->validation].metric))
-         << " (trial " << b->trial + 1 << ")";
+         << " (trial " << trial_id_(b->trial) << ")";
   }
   err_ << "\r\033[K" << line.str() << std::flush;
   status_drawn_ = true;
@@ -185,11 +192,10 @@ void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord
   if (const auto b = best(trials)) {
     const TrialRecord& t = trials[b->trial];
     const Validation& v = t.validations[b->validation];
-    out_ << "best trial " << b->trial + 1 << " (" << t.id.to_string()
-         << "): " << config_.searcher.metric << ' ' << json_line(metric_to_json(v.metric))
-         << " at length " << v.length << "\n  hyperparameters " << json_line(t.hparams)
-         << "\n  checkpoint " << (t.checkpoint ? t.checkpoint->path : std::string("(none)"))
-         << '\n';
+    out_ << "best " << trial_name(b->trial, t) << ": " << config_.searcher.metric << ' '
+         << json_line(metric_to_json(v.metric)) << " at length " << v.length
+         << "\n  hyperparameters " << json_line(t.hparams) << "\n  checkpoint "
+         << (t.checkpoint ? t.checkpoint->path : std::string("(none)")) << '\n';
   }
   out_ << "details: " << (directory_ / "experiment.json").string() << '\n';
 }

@@ -38,10 +38,15 @@ struct OutcomeCounts {
 
 class Report {
  public:
-  /// `running(i)` says whether trial i has a process.
+  /// `running(i)` says whether trial i has a process; `trial_id(i)` is its id (in the
+  /// experiment store the global one the SDK and `det` use, else i + 1).
   Report(const ExperimentConfig& config, std::filesystem::path directory, std::uint32_t seed,
          bool terminal, std::ostream& out, std::ostream& err,
-         std::function<bool(std::uint32_t)> running);
+         std::function<bool(std::uint32_t)> running,
+         std::function<std::uint64_t(std::uint32_t)> trial_id);
+
+  /// How the log names trial i: `trial ID (REQUEST_ID)`.
+  [[nodiscard]] std::string trial_name(std::uint32_t index, const TrialRecord& trial) const;
 
   /// A line in runner.log (with the time) and on stderr.
   void log(const std::string& line);
@@ -78,6 +83,7 @@ class Report {
   std::ostream& out_;
   std::ostream& err_;
   std::function<bool(std::uint32_t)> running_;
+  std::function<std::uint64_t(std::uint32_t)> trial_id_;
   std::ofstream log_;
   bool status_drawn_ = false;
   std::chrono::steady_clock::time_point last_status_{};

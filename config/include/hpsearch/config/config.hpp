@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "hpsearch/methods/method_config.hpp"
 #include "hpsearch/samplers/sampler_config.hpp"
@@ -69,6 +71,10 @@ struct ExperimentConfig {
   std::optional<nlohmann::json> entrypoint;
   /// `max_restarts` (default 5, as in Determined).
   std::uint64_t max_restarts = 5;
+  /// `environment.environment_variables` as (name, value) in the config's order, for a trial on
+  /// CPU slots: the list form, or the `cpu` list of the per-device form. A later entry for the
+  /// same name wins when they are applied.
+  std::vector<std::pair<std::string, std::string>> environment_variables;
   /// The whole config as JSON, for what only the runner reads (resources, checkpoint_storage)
   /// and what trials are shown (`det.get_cluster_info().trial._config`); null if it holds a
   /// value JSON cannot (an infinity).

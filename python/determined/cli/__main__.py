@@ -1,0 +1,5 @@
+import sys
+
+from determined.cli import main
+
+sys.exit(main())
