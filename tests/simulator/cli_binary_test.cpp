@@ -234,6 +234,26 @@ TEST_CASE("searcher-sim drive --explain on an ASHA example") {
   CHECK(answers[1] == R"({"progress":0.0})");
 }
 
+TEST_CASE("searcher-sim preview of a grid of 10^12 points answers at once (issue 25)") {
+  // It used to materialise the grid (memory growing 25 MB/s, no answer).
+  const std::string config =
+      write_config("huge-grid.yaml",
+                   "searcher: {name: grid, metric: m, max_length: {batches: 100}}\n"
+                   "hyperparameters:\n"
+                   "  a: {type: double, minval: 0, maxval: 1, count: 10000}\n"
+                   "  b: {type: log, minval: -5, maxval: 0, base: 10, count: 10000}\n"
+                   "  c: {type: int, minval: 0, maxval: 1000000, count: 10000}\n");
+  const Run json = run("preview --json --config '" + config + "'");
+  CHECK(json.code == 0);
+  const nlohmann::json result = nlohmann::json::parse(json.out);
+  CHECK(result["trials"] == 1000000000000ULL);
+  CHECK(result["results"] == nlohmann::json{{"100", 1000000000000ULL}});
+  const Run table = run("preview --config '" + config + "'");
+  CHECK(table.out.find("This search will create a total of 1000000000000 trial(s).") !=
+        std::string::npos);
+  CHECK(table.out.find(" 1000000000000 | 1 x train to 100 batches\n") != std::string::npos);
+}
+
 TEST_CASE("searcher-sim preview of ASHA examples") {
   const Run asha = run("preview --json --config '" + example("async_halving.yaml") + "'");
   CHECK(asha.code == 0);
