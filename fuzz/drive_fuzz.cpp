@@ -120,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Choices pick(header.substr(0, 2));
   Searcher searcher = hpsearch::fuzz::pool_searcher(pick.below(256));
   Master master(searcher);
-  const hpsearch::DriveOptions options{.explain = pick.below(2) == 1};
+  const hpsearch::DriveOptions options{.explain = pick.below(2) == 1, .limits = {}};
   play(searcher, master, header.size() > 2 ? header.substr(2) : std::string_view{}, options);
   while (!input.empty()) {
     const std::string_view line = hpsearch::fuzz::take_line(input);

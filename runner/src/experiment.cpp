@@ -25,6 +25,7 @@
 #include "hpsearch/runner/supervisor.hpp"
 #include "hpsearch/runner/trial_channel.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
@@ -231,7 +232,7 @@ class Experiment final : private SupervisorListener {
     const fs::path snapshot_path = directory_ / "snapshot.json";
     if (fs::exists(snapshot_path)) {
       std::ifstream in(snapshot_path);
-      const nlohmann::json snapshot = nlohmann::json::parse(in);
+      const nlohmann::json snapshot = parse_json(in);
       if (snapshot.at("format_version") != kFormatVersion) {
         throw RunnerError("snapshot.json: unknown format_version " +
                           snapshot.at("format_version").dump());
@@ -1226,7 +1227,7 @@ void save_run_settings(const fs::path& directory, const RunnerOptions& options,
   }
   const fs::path run_path = directory / "run.json";
   std::ifstream in(run_path);
-  nlohmann::json run = nlohmann::json::parse(in);
+  nlohmann::json run = parse_json(in);
   run["launch"] = {
       {"launcher", launch.launcher},
       {"partition", launch.slurm.partition},
@@ -1295,7 +1296,7 @@ LaunchSettings saved_launch_settings(const fs::path& directory) {
                            "' is not an experiment directory (no run.json)");
   LaunchSettings settings;
   try {
-    const nlohmann::json run = nlohmann::json::parse(in);
+    const nlohmann::json run = parse_json(in);
     if (!run.contains("launch")) return settings;  // from before launchers were saved: local
     const nlohmann::json& l = run.at("launch");
     settings.launcher = l.at("launcher").get<std::string>();
@@ -1358,7 +1359,7 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
     throw RunnerSetupError("'" + directory.string() +
                            "' is not an experiment directory (no run.json)");
   }
-  nlohmann::json run = nlohmann::json::parse(run_file);
+  nlohmann::json run = parse_json(run_file);
   ExperimentConfig config = load_config(directory / "config.yaml");
   if (!run.contains("key")) {  // an experiment from before keys: give it one now
     run["key"] = random_token();
