@@ -4,15 +4,19 @@
 // (byte 1, odd) and a prefix of allowed events (the rest: their number, then the choices).
 // Each further line is either `!` + choices, which plays that many more allowed events, or a
 // protocol line sent as it is, after `@D` is replaced by the request id of trial D and `#D` by
-// trial D's outstanding validate_after length (so mutations reach real trials).
+// trial D's outstanding validate_after length (so mutations reach real trials). A line that
+// starts with `~` is sent the same way but through run_drive's stream reader with a limit of
+// kShortLine bytes, so that small inputs reach the refusal of an over-long line (the depth
+// limit, 128, is within reach of any line).
 //
-// Contract: every line gets exactly one answer, an object with one field of the protocol
-// (operations, progress, snapshot, restored, error); an error is a non-empty sentence without
-// the JSON library's internals and leaves the state unchanged (the snapshot, and the derived
-// structures behind it: support/master.hpp, same_state); operations read back
-// as operations; every event the searcher's own state allows is accepted.
+// Contract: every line gets exactly one answer (through run_drive too, however long), an object
+// with one field of the protocol (operations, progress, snapshot, restored, error); an error is a
+// non-empty sentence without the JSON library's internals and leaves the state unchanged (the
+// snapshot, and the derived structures behind it: support/master.hpp, same_state); operations read
+// back as operations; every event the searcher's own state allows is accepted.
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #include "hpsearch/simulator/drive.hpp"
@@ -97,11 +101,37 @@ void play(Searcher& searcher, Master& master, std::string_view recipe,
   for (std::size_t i = 0; i < steps && play_allowed(searcher, master, choices, options); ++i) {}
 }
 
+// The line limit of `~` lines: short enough for the fuzzer's inputs to pass it.
+constexpr std::size_t kShortLine = 64;
+
+// The one answer run_drive writes for `line` read from a stream, with lines limited to
+// kShortLine bytes.
+nlohmann::json through_stream(Searcher& searcher, const std::string& line,
+                              hpsearch::DriveOptions options) {
+  options.limits.max_bytes = kShortLine;
+  std::istringstream in(line + "\n");
+  std::ostringstream out;
+  hpsearch::run_drive(searcher, in, out, options);
+  const std::string text = out.str();
+  if (text.empty() || text.find('\n') != text.size() - 1) {
+    broken("run_drive did not answer one line with one line",
+           "line:   " + line + "\nanswer: " + text);
+  }
+  const nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
+  if (answer.is_discarded()) broken("run_drive answered with no JSON", text);
+  if (line.size() > kShortLine && !answer.contains("error")) {
+    broken("a line over the limit was not refused", line);
+  }
+  return answer;
+}
+
 void send_hostile(Searcher& searcher, Master& master, std::string_view raw,
                   const hpsearch::DriveOptions& options) {
-  const std::string line = substituted(master, raw);
+  const bool stream = raw.starts_with('~');
+  const std::string line = substituted(master, stream ? raw.substr(1) : raw);
   const Searcher before = searcher;
-  const nlohmann::json answer = hpsearch::drive_line(searcher, line, options);
+  const nlohmann::json answer = stream ? through_stream(searcher, line, options)
+                                       : hpsearch::drive_line(searcher, line, options);
   check_answer(answer, line);
   if (!answer.contains("error")) {
     master.sync(searcher);  // an event or a restore it did not choose may have changed the state
@@ -120,7 +150,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Choices pick(header.substr(0, 2));
   Searcher searcher = hpsearch::fuzz::pool_searcher(pick.below(256));
   Master master(searcher);
-  const hpsearch::DriveOptions options{.explain = pick.below(2) == 1};
+  const hpsearch::DriveOptions options{.explain = pick.below(2) == 1, .limits = {}};
   play(searcher, master, header.size() > 2 ? header.substr(2) : std::string_view{}, options);
   while (!input.empty()) {
     const std::string_view line = hpsearch::fuzz::take_line(input);

@@ -2,9 +2,10 @@
 //
 // Input: the first line picks the searcher (byte 0, from support/searchers.hpp) and a prefix
 // of allowed events that puts it into some state first (the rest: their number, then the
-// choices). The rest of the input is JSON: an array is a JSON Patch (RFC 6902) applied to the
-// searcher's own snapshot, so that small inputs reach deep, nearly valid snapshots (a count one
-// off, a trial removed, two ids swapped); anything else is the snapshot itself.
+// choices). The rest of the input is JSON (within the readers' limits, docs/security.md): an array
+// is a JSON Patch (RFC 6902) applied to the searcher's own snapshot, so that small inputs reach
+// deep, nearly valid snapshots (a count one off, a trial removed, two ids swapped); anything else
+// is the snapshot itself.
 //
 // Contract: restore either throws ProtocolError, with a sentence that names what is wrong
 // (no JSON library internals), and leaves the state unchanged, or it accepts, and then
@@ -49,8 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view header = hpsearch::fuzz::take_line(input);
   Choices choices(header);
   const std::size_t pool_index = choices.below(256);
-  const nlohmann::json edit = nlohmann::json::parse(input, nullptr, false);
-  if (edit.is_discarded()) return 0;  // not JSON: the protocol answers that before restore
+  // Read as every way in reads a snapshot (drive, the C ABI): beyond the depth or size limit
+  // it never reaches restore, like text that is not JSON.
+  const nlohmann::json edit = hpsearch::parse_json_or_discarded(input);
+  if (edit.is_discarded()) return 0;
 
   Searcher searcher = hpsearch::fuzz::pool_searcher(pool_index);
   play(searcher, choices, choices.below(64), [] { return std::string("before the restore"); });

@@ -144,6 +144,9 @@ hpsearch_status hpsearch_searcher_restore(hpsearch_searcher* searcher, const cha
   return guarded(searcher, [&] {
     if (snapshot == nullptr)
       throw hpsearch::ProtocolError("snapshot: expected a JSON object, got NULL");
+    // A snapshot is not a protocol line: it may be as large as the runner's own files.
+    if (const auto refused = hpsearch::json_limit_violation(snapshot, hpsearch::kDocumentLimits))
+      throw hpsearch::ProtocolError("snapshot: refused: " + *refused);
     nlohmann::json state;
     try {
       state = nlohmann::json::parse(snapshot);

@@ -1,5 +1,7 @@
+#include <cmath>
 #include <optional>
 
+#include "hpsearch/searcher/go_math.hpp"
 #include "parsers.hpp"
 
 namespace hpsearch::config_detail {
@@ -30,6 +32,40 @@ struct HpParser {
     }
   }
 
+  // Finite bounds whose arithmetic is not finite would give trials an infinite value (JSON
+  // null): Determined computes them as they are; we refuse them here, naming the field.
+  // Sampling draws minval + u * (maxval - minval); a grid of `count` values computes
+  // i * (maxval - minval) for i up to count - 1 (count matters to the grid sampler only).
+  void check_span(const Map& map, double minval, double maxval,
+                  const std::optional<std::uint64_t>& count) const {
+    const std::string bounds = map.get("maxval").text() + " - " + map.get("minval").text();
+    if (!std::isfinite(maxval - minval)) {
+      reader.fail(
+          map.get("maxval"), map.path_of("maxval"),
+          "maxval - minval overflows a double (" + bounds + "): sampled values would be infinite");
+    }
+    if (use == SpaceUse::kGrid && count && *count > 1 &&
+        !std::isfinite(static_cast<double>(*count - 1) * (maxval - minval))) {
+      reader.fail(map.get("count"), map.path_of("count"),
+                  "(count - 1) * (maxval - minval) overflows a double (" +
+                      std::to_string(*count - 1) + " * (" + bounds +
+                      ")): grid values would be infinite");
+    }
+  }
+
+  // base**minval and base**maxval bound every value of a log hyperparameter (pow is monotonic
+  // in the exponent); either one infinite means some trials would get infinity.
+  void check_powers(const Map& map, const LogHp& hp) const {
+    for (const char* field : {"minval", "maxval"}) {
+      const double exponent = std::string(field) == "minval" ? hp.minval : hp.maxval;
+      if (!std::isfinite(go::pow(hp.base, exponent))) {
+        reader.fail(map.get(field), map.path_of(field),
+                    std::string("base**") + field + " overflows a double (" +
+                        map.get("base").text() + "**" + map.get(field).text() + ")");
+      }
+    }
+  }
+
   Hyperparameter typed(const Node& node, const std::string& path) const {
     const Node& type_node = *node.find("type");
     const std::string type = type_node.is_scalar() ? type_node.text() : describe(type_node);
@@ -54,6 +90,7 @@ struct HpParser {
       hp.maxval = read_number(reader, map.require("maxval"), map.path_of("maxval"));
       check_order(map, hp.minval, hp.maxval);
       hp.count = count(map);
+      check_span(map, hp.minval, hp.maxval, hp.count);
       return hp;
     }
     if (type == "log") {
@@ -69,6 +106,8 @@ struct HpParser {
                     "must be a number > 0, got " + map.get("base").text());
       }
       hp.count = count(map);
+      check_span(map, hp.minval, hp.maxval, hp.count);
+      check_powers(map, hp);
       return hp;
     }
     if (type == "categorical") {

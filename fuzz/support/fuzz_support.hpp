@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hpsearch/searcher/bounded_json.hpp"
+
 namespace hpsearch::fuzz {
 
 /// Prints which contract was broken and the details, then aborts.
@@ -61,7 +63,7 @@ class Choices {
 
 /// A line and, if it is JSON, its decoded text.
 [[nodiscard]] inline std::string quotable(std::string_view line) {
-  const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+  const nlohmann::json parsed = parse_json_or_discarded(line);
   return std::string(line) + '\n' + (parsed.is_discarded() ? "" : decoded(parsed));
 }
 

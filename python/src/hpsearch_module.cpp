@@ -34,7 +34,9 @@ namespace {
 
 // ---- values: Python objects <-> JSON ----------------------------------------------------------
 
-nlohmann::json to_json(const py::handle& value) {
+// `depth`: the containers around `value`. Deeper than the JSON readers' limit is refused as
+// they refuse it (a list nested 60,000 deep would otherwise overflow the stack here).
+nlohmann::json to_json(const py::handle& value, std::size_t depth = 0) {
   if (value.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   if (py::isinstance<py::int_>(value)) {
@@ -56,6 +58,13 @@ nlohmann::json to_json(const py::handle& value) {
   }
   if (py::isinstance<py::float_>(value)) return value.cast<double>();
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  const bool container = py::isinstance<py::dict>(value) || py::isinstance<py::list>(value) ||
+                         py::isinstance<py::tuple>(value);
+  if (container && depth + 1 > hpsearch::kMaxJsonDepth) {
+    throw hpsearch::ProtocolError("expected a JSON value nested at most " +
+                                  std::to_string(hpsearch::kMaxJsonDepth) +
+                                  " levels deep (the limit), got one nested deeper");
+  }
   if (py::isinstance<py::dict>(value)) {
     nlohmann::json object = nlohmann::json::object();
     for (const auto& [key, item] : value.cast<py::dict>()) {
@@ -63,13 +72,13 @@ nlohmann::json to_json(const py::handle& value) {
         throw hpsearch::ProtocolError("expected string keys, got the key " +
                                       py::repr(key).cast<std::string>());
       }
-      object[key.cast<std::string>()] = to_json(item);
+      object[key.cast<std::string>()] = to_json(item, depth + 1);
     }
     return object;
   }
   if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
     nlohmann::json array = nlohmann::json::array();
-    for (const auto& item : value) array.push_back(to_json(item));
+    for (const auto& item : value) array.push_back(to_json(item, depth + 1));
     return array;
   }
   throw hpsearch::ProtocolError(
@@ -141,7 +150,7 @@ std::unique_ptr<hpsearch::Workload> workload_of(const hpsearch::WorkloadChoice& 
 class PySearcher {
  public:
   PySearcher(const ConfigSource& config, std::optional<std::uint32_t> seed, bool explain)
-      : searcher_(make(load(config), seed)), options_{explain} {}
+      : searcher_(make(load(config), seed)), options_{explain, {}} {}
 
   // One event of the drive protocol in, its answer out; a refused event raises ProtocolError
   // with the library's message (the searcher is unchanged, as the protocol promises).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -59,6 +60,9 @@ nlohmann::json drive_line(Searcher& searcher, std::string_view line, const Drive
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
     return {{"error", "empty line: expected one JSON object per line"}};
   }
+  if (std::optional<std::string> refused = json_limit_violation(line, options.limits)) {
+    return {{"error", "line refused: " + *refused}};
+  }
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
@@ -81,9 +85,17 @@ nlohmann::json drive_event(Searcher& searcher, const nlohmann::json& event,
 void run_drive(Searcher& searcher, std::istream& in, std::ostream& out,
                const DriveOptions& options) {
   std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    out << json_line(drive_line(searcher, line, options)) << '\n';
+  for (LineRead read; (read = read_line(in, line, options.limits.max_bytes)) != LineRead::kEnd;) {
+    if (read == LineRead::kTooLong) {
+      // The rest of the line was read and dropped: the next line is the next event.
+      out << json_line({{"error", "line refused: longer than the limit of " +
+                                      std::to_string(options.limits.max_bytes) +
+                                      " bytes (the rest of the line was skipped)"}})
+          << '\n';
+    } else {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      out << json_line(drive_line(searcher, line, options)) << '\n';
+    }
     out.flush();
   }
 }

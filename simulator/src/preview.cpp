@@ -22,7 +22,9 @@ constexpr double kProgressTolerance = 1e-9;
 struct TrialQueue {
   std::vector<Operation> ops;
   std::size_t head = 0;
-  std::uint64_t number = 0;  // 1-based order in which its Create was processed
+  std::uint64_t number = 0;            // 1-based order in which its Create was processed
+  std::vector<std::uint64_t> lengths;  // validations completed, until the trial is counted
+  bool counted = false;                // in the result (at its Close, or at the end)
   [[nodiscard]] bool empty() const { return head == ops.size(); }
 };
 
@@ -50,6 +52,9 @@ class Simulation {
     if (!ready_.empty()) {
       throw SimulationError("the searcher shut down with operations still pending");
     }
+    for (TrialQueue& trial : queues_) {  // trials the search ended without closing
+      if (!trial.counted) count(trial);
+    }
     result_.progress = searcher_.progress();
     if (std::abs(result_.progress - 1.0) > kProgressTolerance) {
       throw SimulationError("searcher progress ended at " + std::to_string(result_.progress) +
@@ -62,9 +67,8 @@ class Simulation {
   std::size_t pick() {
     if (options_.order == PickOrder::kFifo) return *ready_.begin();
     std::vector<std::size_t> candidates(ready_.begin(), ready_.end());
-    std::sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
-      return result_.trials[a].request_id < result_.trials[b].request_id;
-    });
+    std::sort(candidates.begin(), candidates.end(),
+              [&](std::size_t a, std::size_t b) { return ids_[a] < ids_[b]; });
     boost::random::uniform_int_distribution<std::size_t> index(0, candidates.size() - 1);
     return candidates[index(rng_)];
   }
@@ -85,17 +89,18 @@ class Simulation {
   // every call rather than held by reference.
   void step(std::size_t index) {
     const Operation op = queues_[index].ops[queues_[index].head++];
-    const RequestId id = result_.trials[index].request_id;
+    const RequestId id = ids_[index];
     if (std::holds_alternative<Create>(op)) {
       queues_[index].number = ++created_;
       handle(TrialCreated{id});
     } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
-      result_.trials[index].lengths.push_back(validate->length);
+      queues_[index].lengths.push_back(validate->length);
       const double metric = metric_for(queues_[index]);
       handle(TrialProgress{id, static_cast<double>(validate->length)});
       handle(ValidationCompleted{id, metric, validate->length});
     } else if (std::holds_alternative<Close>(op)) {
       queues_[index].head = queues_[index].ops.size();
+      count(queues_[index]);
       handle(TrialClosed{id});
     }
     TrialQueue& trial = queues_[index];
@@ -106,8 +111,14 @@ class Simulation {
     }
   }
 
+  // A closed trial trains no more: its sequence goes into the result and its memory is freed.
+  void count(TrialQueue& trial) {
+    result_.add_trial(trial.lengths);
+    std::vector<std::uint64_t>().swap(trial.lengths);
+    trial.counted = true;
+  }
+
   void handle(const Event& event) {
-    ++result_.events;
     dispatch(searcher_.handle(event), nlohmann::json(event));
     const double now = searcher_.progress();
     if (now < last_progress_ - kProgressTolerance) {
@@ -130,9 +141,10 @@ class Simulation {
       const RequestId& id = *request_id_of(op);
       std::size_t index = 0;
       if (std::holds_alternative<Create>(op)) {
-        index = result_.trials.size();
+        index = ids_.size();
         index_.insert(id, static_cast<std::uint32_t>(index));
-        result_.trials.push_back(PreviewTrial{id, {}});
+        ids_.push_back(id);
+        ++result_.trials;
         queues_.emplace_back();
       } else {
         index = *index_.find(id);  // the Searcher only operates on trials it created
@@ -147,6 +159,7 @@ class Simulation {
   boost::random::mt19937 rng_;
   PreviewResult result_;
   std::vector<TrialQueue> queues_;
+  std::vector<RequestId> ids_;  // by creation order, as queues_
   RequestIdIndex index_;
   std::set<std::size_t> ready_;  // trials with pending operations, in creation order
   std::uint64_t created_ = 0;
@@ -169,17 +182,24 @@ PreviewResult simulate(Searcher& searcher, const PreviewOptions& options) {
   return Simulation(searcher, options).run();
 }
 
-std::map<std::string, std::uint64_t> PreviewResult::breakdown() const {
-  std::map<std::string, std::uint64_t> counts;
-  for (const PreviewTrial& trial : trials) ++counts[join_lengths(trial.lengths)];
-  return counts;
+void PreviewResult::add_trial(const std::vector<std::uint64_t>& lengths, std::uint64_t count) {
+  sequences[join_lengths(lengths)] += count;
+}
+
+PreviewResult grid_preview(const GridSearch& grid) {
+  PreviewResult result;
+  result.trials = grid.points();
+  if (grid.points() > 0) result.add_trial({grid.max_length()}, grid.points());
+  result.shutdown = Shutdown{.cancel = false, .failure = false};
+  result.progress = 1.0;
+  return result;
 }
 
 nlohmann::json PreviewResult::to_json() const {
   nlohmann::json results = nlohmann::json::object();
-  for (const auto& [key, count] : breakdown()) results[key] = count;
+  for (const auto& [key, count] : sequences) results[key] = count;
   return {{"results", std::move(results)},
-          {"trials", trials.size()},
+          {"trials", trials},
           {"shutdown", {{"cancel", shutdown.cancel}, {"failure", shutdown.failure}}},
           {"progress", progress}};
 }
@@ -194,10 +214,10 @@ void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, 
 }
 
 void print_preview_table(const PreviewResult& result, const std::string& unit, std::ostream& out) {
-  out << "This search will create a total of " << result.trials.size() << " trial(s).\n";
+  out << "This search will create a total of " << result.trials << " trial(s).\n";
   const std::string suffix = unit.empty() ? "" : " " + unit;
   std::vector<std::pair<std::string, std::string>> rows;
-  for (const auto& [key, count] : result.breakdown()) {
+  for (const auto& [key, count] : result.sequences) {
     std::istringstream lengths(key);
     std::vector<std::string> parts;
     for (std::string length; lengths >> length;) parts.push_back(length);

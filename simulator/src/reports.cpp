@@ -4,6 +4,7 @@
 #include <boost/random/uniform_01.hpp>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace hpsearch {
@@ -73,6 +74,11 @@ PreviewResult preview_config(const ExperimentConfig& config, std::uint32_t seed,
                              const PreviewOptions& preview) {
   check_simulated_length(config.searcher);
   Searcher searcher = make_searcher(config.searcher, config.hyperparameters, seed);
+  // A grid search trains every point once to max_length whatever the metrics and the order
+  // (spec 3.4), so its preview is known from the grid's size: a grid of 10^12 points is
+  // previewed without playing 10^12 trials. A trace needs every step, so it plays them.
+  const auto* grid = std::get_if<GridSearch>(&searcher.method().variant());
+  if (grid != nullptr && preview.trace == nullptr) return grid_preview(*grid);
   return simulate(searcher, preview);
 }
 
@@ -101,8 +107,8 @@ WorkerPreview preview_on_workers(const ExperimentConfig& config, std::uint32_t s
   out.workers = options.workers;
   out.summary = run_simulation(searcher, workload, HyperparameterSpace{},
                                config.searcher.max_length.units, options);
-  for (const TrialRecord& t : out.summary.timeline.trials)
-    out.result.trials.push_back({t.id, t.lengths});
+  for (const TrialRecord& t : out.summary.timeline.trials) out.result.add_trial(t.lengths);
+  out.result.trials = out.summary.timeline.trials.size();
   out.result.shutdown = out.summary.shutdown;
   out.result.progress = searcher.progress();
   return out;

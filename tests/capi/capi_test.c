@@ -246,6 +246,27 @@ static void check_errors(const char* config) {
   CHECK(hpsearch_searcher_restore(s, "{\"format_version\":") == HPSEARCH_INVALID_INPUT);
   CHECK(strstr(hpsearch_searcher_last_error(s), "snapshot: not valid JSON: parse error") ==
         hpsearch_searcher_last_error(s));
+  {
+    /* Nested 60,000 deep (issue 25: a stack overflow once parsed): refused before parsing, as
+     * a snapshot and as a line. */
+    enum { kDepth = 60000 };
+    const char* restore_head = "{\"event\":\"restore\",\"snapshot\":";
+    const size_t head = strlen(restore_head);
+    char* deep = malloc(head + 2 * kDepth + 2);
+    CHECK(deep != NULL);
+    memcpy(deep, restore_head, head);
+    memset(deep + head, '[', kDepth);
+    memset(deep + head + kDepth, ']', kDepth);
+    strcpy(deep + head + 2 * kDepth, "}");
+    CHECK(hpsearch_searcher_restore(s, deep + head) == HPSEARCH_INVALID_INPUT);
+    CHECK(strcmp(hpsearch_searcher_last_error(s),
+                 "snapshot: refused: JSON nested deeper than 128 levels (the limit) at byte 129") ==
+          0);
+    CHECK(hpsearch_searcher_feed(s, deep, &answer) == HPSEARCH_INVALID_INPUT);
+    CHECK(strcmp(hpsearch_searcher_last_error(s),
+                 "line refused: JSON nested deeper than 128 levels (the limit) at byte 158") == 0);
+    free(deep);
+  }
   CHECK(hpsearch_searcher_restore(s, "{\"format_version\":99}") == HPSEARCH_INVALID_INPUT);
   CHECK(
       strcmp(hpsearch_searcher_last_error(s),

@@ -305,6 +305,39 @@ TEST_CASE("config: hyperparameter errors") {
   CHECK_CONFIG_ERROR(head + "  x: 1\n  x: 2\n", "exp.yaml:4:3: hyperparameters.x: duplicate key");
 }
 
+TEST_CASE("config: finite bounds whose arithmetic overflows a double are refused (issue 25)") {
+  const std::string random =
+      "searcher: {name: random, metric: m, max_length: 1, max_trials: 2}\n"
+      "hyperparameters:\n";
+  // Sampling draws minval + u * (maxval - minval): 1e308 - -1e308 is infinite.
+  CHECK_CONFIG_ERROR(random + "  x: {type: double, minval: -1e308, maxval: 1e308}\n",
+                     "exp.yaml:3:45: hyperparameters.x.maxval: maxval - minval overflows a double "
+                     "(1e308 - -1e308): sampled values would be infinite");
+  // 10**400 and 0.1**-400 are beyond the largest double (about 1.8e308).
+  CHECK_CONFIG_ERROR(random + "  x: {type: log, minval: 1, maxval: 400, base: 10}\n",
+                     "exp.yaml:3:37: hyperparameters.x.maxval: base**maxval overflows a double "
+                     "(10**400)");
+  CHECK_CONFIG_ERROR(random + "  x: {type: log, minval: -400, maxval: 1, base: 0.1}\n",
+                     "exp.yaml:3:26: hyperparameters.x.minval: base**minval overflows a double "
+                     "(0.1**-400)");
+  CHECK_CONFIG_ERROR(random + "  x: {type: log, minval: -1e308, maxval: 1e308, base: 1}\n",
+                     doctest::Contains("hyperparameters.x.maxval: maxval - minval overflows"));
+  // A grid of 3 values computes 2 * (maxval - minval), which overflows although the span does
+  // not; count means nothing to the random sampler, which is why that config is accepted.
+  const std::string grid_hp = "  x: {type: double, minval: -1e308, maxval: 0, count: 3}\n";
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: grid, metric: m, max_length: 1}\nhyperparameters:\n" + grid_hp,
+      "exp.yaml:3:55: hyperparameters.x.count: (count - 1) * (maxval - minval) "
+      "overflows a double (2 * (0 - -1e308)): grid values would be infinite");
+  CHECK_NOTHROW((void)parse(random + grid_hp));
+  // The largest finite bounds are accepted: 10**308 and a span just under the largest double.
+  CHECK_NOTHROW((void)parse(random + "  x: {type: log, minval: -300, maxval: 308, base: 10}\n"));
+  CHECK_NOTHROW((void)parse(random + "  x: {type: double, minval: -8e307, maxval: 8e307}\n"));
+  // int ranges beyond int64's span are sampled exactly (unsigned arithmetic): accepted.
+  CHECK_NOTHROW((void)parse(random + "  x: {type: int, minval: -9223372036854775808, "
+                                     "maxval: 9223372036854775807}\n"));
+}
+
 TEST_CASE("config: a grid too large to count is refused at hyperparameters") {
   CHECK_CONFIG_ERROR(R"(searcher: {name: grid, metric: m, max_length: 1}
 hyperparameters:

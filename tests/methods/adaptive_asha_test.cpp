@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "hpsearch/simulator/preview.hpp"
 #include "support/spaces.hpp"
@@ -38,7 +39,7 @@ void check_row(const AdaptiveAshaConfig& config, std::vector<std::uint64_t> rung
 std::map<std::string, std::uint64_t> preview_shape(AdaptiveAshaConfig config,
                                                    PreviewMetric metric) {
   Searcher s = make_searcher(config, space({{"lr", log_hp(-4, -1, 10)}}), 0);
-  return simulate(s, PreviewOptions{.order = PickOrder::kFifo, .metric = metric}).breakdown();
+  return simulate(s, PreviewOptions{.order = PickOrder::kFifo, .metric = metric}).sequences;
 }
 }  // namespace
 
@@ -112,13 +113,16 @@ TEST_CASE("adaptive asha: equal seeds reproduce (TestAdaptiveASHASearcherReprodu
   const HyperparameterSpace hps = space({{"lr", log_hp(-4, -1, 10)}, {"n", int_hp(1, 8)}});
   Searcher a = make_searcher(config, hps, 17);
   Searcher b = make_searcher(config, hps, 17);
-  const PreviewOptions options{.order = PickOrder::kRandom, .seed = 17};
-  const PreviewResult ra = simulate(a, options);
-  const PreviewResult rb = simulate(b, options);
-  REQUIRE(ra.trials.size() == rb.trials.size());
-  CHECK(ra.trials.size() == 128);
-  for (std::size_t i = 0; i < ra.trials.size(); ++i) {
-    CHECK(ra.trials[i].request_id == rb.trials[i].request_id);
-    CHECK(ra.trials[i].lengths == rb.trials[i].lengths);
-  }
+  // Each trace holds every event and answer: request ids, hyperparameters and lengths.
+  std::ostringstream trace_a;
+  std::ostringstream trace_b;
+  const PreviewResult ra =
+      simulate(a, {.order = PickOrder::kRandom, .seed = 17, .trace = &trace_a});
+  const PreviewResult rb =
+      simulate(b, {.order = PickOrder::kRandom, .seed = 17, .trace = &trace_b});
+  CHECK(ra.trials == rb.trials);
+  CHECK(ra.trials == 128);
+  CHECK(ra.sequences == rb.sequences);
+  CHECK_FALSE(trace_a.str().empty());
+  CHECK(trace_a.str() == trace_b.str());
 }

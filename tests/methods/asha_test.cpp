@@ -19,7 +19,7 @@ using Shape = std::map<std::string, std::uint64_t>;
 
 Shape preview_shape(const MethodConfig& config, PreviewMetric metric) {
   Searcher s = make_searcher(config, testing::space({{"x", double_hp(0, 1)}}), 0);
-  return simulate(s, PreviewOptions{.order = PickOrder::kFifo, .metric = metric}).breakdown();
+  return simulate(s, PreviewOptions{.order = PickOrder::kFifo, .metric = metric}).sequences;
 }
 
 AshaConfig asha(std::uint64_t max_length, bool stop_once = false) {

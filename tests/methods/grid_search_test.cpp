@@ -12,7 +12,7 @@ TEST_CASE("grid: every point trains to max_length (TestGridSearcherRecords/Batch
   for (const std::uint64_t length : {19200ULL, 300ULL, 3ULL}) {
     Searcher s = make_searcher(GridConfig{.max_length = length}, double_axes({2, 1, 3}), 0);
     const PreviewResult result = simulate(s, PreviewOptions{.order = PickOrder::kRandom});
-    CHECK(result.breakdown() == std::map<std::string, std::uint64_t>{{std::to_string(length), 6}});
+    CHECK(result.sequences == std::map<std::string, std::uint64_t>{{std::to_string(length), 6}});
   }
 }
 

@@ -1,6 +1,8 @@
 // random and single: spec 3.2, 3.3 and the random_test.go cases of spec 7.2.
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "hpsearch/simulator/preview.hpp"
 #include "support/ops.hpp"
 #include "support/spaces.hpp"
@@ -12,7 +14,7 @@ namespace {
 std::map<std::string, std::uint64_t> shape(const MethodConfig& config, std::uint32_t seed = 0,
                                            const HyperparameterSpace& hps = {}) {
   Searcher s = make_searcher(config, hps, seed);
-  return simulate(s, PreviewOptions{.order = PickOrder::kRandom, .seed = seed}).breakdown();
+  return simulate(s, PreviewOptions{.order = PickOrder::kRandom, .seed = seed}).sequences;
 }
 using Shape = std::map<std::string, std::uint64_t>;
 }  // namespace
@@ -33,14 +35,17 @@ TEST_CASE("random: equal seeds reproduce ids and lengths (TestRandomSearcherRepr
   const HyperparameterSpace hps = space({{"x", double_hp(0, 1)}});
   Searcher a = make_searcher(config, hps, 17);
   Searcher b = make_searcher(config, hps, 17);
-  const PreviewOptions options{.order = PickOrder::kRandom, .seed = 17};
-  const PreviewResult ra = simulate(a, options);
-  const PreviewResult rb = simulate(b, options);
-  REQUIRE(ra.trials.size() == rb.trials.size());
-  for (std::size_t i = 0; i < ra.trials.size(); ++i) {
-    CHECK(ra.trials[i].request_id == rb.trials[i].request_id);
-    CHECK(ra.trials[i].lengths == rb.trials[i].lengths);
-  }
+  // Each trace holds every event and answer: request ids, hyperparameters and lengths.
+  std::ostringstream trace_a;
+  std::ostringstream trace_b;
+  const PreviewResult ra =
+      simulate(a, {.order = PickOrder::kRandom, .seed = 17, .trace = &trace_a});
+  const PreviewResult rb =
+      simulate(b, {.order = PickOrder::kRandom, .seed = 17, .trace = &trace_b});
+  CHECK(ra.trials == rb.trials);
+  CHECK(ra.sequences == rb.sequences);
+  CHECK_FALSE(trace_a.str().empty());
+  CHECK(trace_a.str() == trace_b.str());
 }
 
 TEST_CASE("random: initial trials are min(max_trials, max_concurrent_trials), or all for 0") {

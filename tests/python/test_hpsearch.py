@@ -136,6 +136,30 @@ class SearcherTest(unittest.TestCase):
             s.initial_operations()  # a second time is refused
         self.assertEqual(json.dumps(s.snapshot()), before)
 
+    def test_deep_nesting_is_refused_not_a_crash(self):
+        # Issue 25: a list nested 60,000 deep overflowed the C++ stack (SIGSEGV) on the way
+        # into the library. Built in a loop: json.loads would stop it at Python's own limit.
+        s = hpsearch.Searcher(ASHA, seed=1)
+        s.initial_operations()
+        before = json.dumps(s.snapshot())
+        deep = []
+        for _ in range(60000):
+            deep = [deep]
+        with self.assertRaisesRegex(hpsearch.ProtocolError,
+                                    r"^expected a JSON value nested at most 128 levels deep"):
+            s.feed({"event": "restore", "snapshot": deep})
+        with self.assertRaisesRegex(hpsearch.ProtocolError, r"nested at most 128 levels deep"):
+            s.restore({"x": deep})
+        # 128 levels in all (the event object is the first) is within the limit: refused for
+        # what it says, not for its depth.
+        at_limit = []
+        for _ in range(126):
+            at_limit = [at_limit]
+        with self.assertRaises(hpsearch.ProtocolError) as caught:
+            s.feed({"event": "restore", "snapshot": at_limit})
+        self.assertNotIn("nested", str(caught.exception))
+        self.assertEqual(json.dumps(s.snapshot()), before)
+
     def test_bad_snapshot_is_refused_state_unchanged(self):
         s = hpsearch.Searcher(ASHA, seed=1)
         s.initial_operations()

@@ -119,6 +119,22 @@ TEST_CASE("trial protocol: reports are parsed and checked") {
         "unknown type '" + std::string(98, 'x') + "\xc3\xa9...' (types: " + types + ")");
 }
 
+TEST_CASE("trial protocol and journal: JSON nested beyond the limit is refused (issue 25)") {
+  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  // A trial's report: refused as no report, the run goes on.
+  CHECK_THROWS_AS(
+      (void)parse_trial_report(
+          R"({"type":"validation","length":1,"metrics":{"loss":1,"x":)" + deep + "}}", "loss"),
+      TrialProtocolError);
+  // A journal record: refused as damage, naming its line, like any record that is no record.
+  HPSEARCH_CHECK_THROWS_TEXT(
+      (void)parse_journal("{\"seq\":0}\n{\"seq\":1,\"in\":" + deep + "}\n", "j.jsonl"),
+      "journal 'j.jsonl' line 2 is not a JSON record: the journal is damaged", std::runtime_error);
+  // 128 levels are read.
+  const std::string at_limit = std::string(127, '[') + std::string(127, ']');
+  CHECK(parse_journal("{\"seq\":0,\"in\":" + at_limit + "}\n", "j.jsonl").records.size() == 1);
+}
+
 TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("hpsearch-journal-test-" + std::to_string(::getpid()));

@@ -69,6 +69,40 @@ TEST_CASE("searcher-sim and searcher-run --version print the project's version")
   CHECK(runner.out == "searcher-run " + version + "\n");
 }
 
+TEST_CASE("searcher-sim drive: deep nesting and long lines get one error line each (issue 25)") {
+  // 60,000 nested arrays crashed drive (SIGSEGV, exit 139) in a recursive consumer of the
+  // parsed value. Now the line is refused before parsing, the session goes on, and the
+  // searcher is unchanged: the snapshot after the refused lines equals the one before.
+  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  const std::string deep_restore =
+      R"({"event":"restore","snapshot":)" + std::string(60000, '{') + "}";
+  const std::string input = "{\"event\":\"initial_operations\"}\n{\"event\":\"snapshot\"}\n" +
+                            deep + "\n" + deep_restore + "\n" + std::string(250000, ' ') +
+                            "{\"event\":\"progress\"}\n{\"event\":\"snapshot\"}\n";
+  const Run result =
+      run("drive --max-line-bytes 200000 --config '" + example("random.yaml") + "'", input);
+  CHECK(result.code == 0);
+  CHECK(result.err.empty());
+  const auto answers = lines_of(result.out);
+  REQUIRE(answers.size() == 6);
+  CHECK(answers[2] == R"({"error":"line refused: JSON nested deeper than 128 levels (the limit) )"
+                      R"(at byte 129"})");
+  CHECK(answers[3] == R"({"error":"line refused: JSON nested deeper than 128 levels (the limit) )"
+                      R"(at byte 158"})");
+  // A line over --max-line-bytes: its rest is skipped, the next line is the next event.
+  CHECK(answers[4] == R"x({"error":"line refused: longer than the limit of 200000 bytes )x"
+                      R"x((the rest of the line was skipped)"})x");
+  CHECK(answers[1] == answers[5]);
+  CHECK(nlohmann::json::parse(answers[1])["snapshot"]["format_version"] == 2);
+  // The same deep line with the default limit of 16 MiB: refused for its depth alone.
+  const Run plain = run("drive --config '" + example("random.yaml") + "'", deep + "\n");
+  CHECK(plain.code == 0);
+  CHECK(plain.out.starts_with(R"({"error":"line refused: JSON nested deeper than 128)"));
+  const Run bad = run("drive --max-line-bytes 0 --config '" + example("random.yaml") + "'");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--max-line-bytes") != std::string::npos);
+}
+
 TEST_CASE("searcher-sim drive: one answer per line, byte-identical across runs") {
   const std::string input =
       "{\"event\":\"initial_operations\"}\n"
@@ -232,6 +266,26 @@ TEST_CASE("searcher-sim drive --explain on an ASHA example") {
         nlohmann::json(
             {{"type", "validate_after"}, {"request_id", ops[0]["request_id"]}, {"length", 1000}}));
   CHECK(answers[1] == R"({"progress":0.0})");
+}
+
+TEST_CASE("searcher-sim preview of a grid of 10^12 points answers at once (issue 25)") {
+  // It used to materialise the grid (memory growing 25 MB/s, no answer).
+  const std::string config =
+      write_config("huge-grid.yaml",
+                   "searcher: {name: grid, metric: m, max_length: {batches: 100}}\n"
+                   "hyperparameters:\n"
+                   "  a: {type: double, minval: 0, maxval: 1, count: 10000}\n"
+                   "  b: {type: log, minval: -5, maxval: 0, base: 10, count: 10000}\n"
+                   "  c: {type: int, minval: 0, maxval: 1000000, count: 10000}\n");
+  const Run json = run("preview --json --config '" + config + "'");
+  CHECK(json.code == 0);
+  const nlohmann::json result = nlohmann::json::parse(json.out);
+  CHECK(result["trials"] == 1000000000000ULL);
+  CHECK(result["results"] == nlohmann::json{{"100", 1000000000000ULL}});
+  const Run table = run("preview --config '" + config + "'");
+  CHECK(table.out.find("This search will create a total of 1000000000000 trial(s).") !=
+        std::string::npos);
+  CHECK(table.out.find(" 1000000000000 | 1 x train to 100 batches\n") != std::string::npos);
 }
 
 TEST_CASE("searcher-sim preview of ASHA examples") {

@@ -18,8 +18,8 @@ std::string answer(Searcher& s, const std::string& line) {
   return json_line(drive_line(s, line));
 }
 
-std::string error_of(Searcher& s, const std::string& line) {
-  const nlohmann::json response = drive_line(s, line);
+std::string error_of(Searcher& s, const std::string& line, const DriveOptions& options = {}) {
+  const nlohmann::json response = drive_line(s, line, options);
   REQUIRE(response.contains("error"));
   return response["error"].get<std::string>();
 }
@@ -122,6 +122,25 @@ TEST_CASE("drive: bad lines are answered with an error and change nothing") {
             ": its validate_after length 100 was already completed");
 }
 
+TEST_CASE("drive: nesting to the limit is parsed, deeper is refused before parsing") {
+  Searcher s = random_searcher();
+  REQUIRE(drive_line(s, R"({"event":"initial_operations"})").contains("operations"));
+  const nlohmann::json before = s.snapshot();
+  // The event object is level 1, so 127 arrays inside reach the limit of 128 exactly: the
+  // line is parsed and refused for what it says, not for its depth.
+  const std::string head = R"({"event":"restore","snapshot":)";
+  const std::string at_limit = head + std::string(127, '[') + std::string(127, ']') + "}";
+  CHECK(error_of(s, at_limit).find("nested") == std::string::npos);
+  const std::string beyond = head + std::string(128, '[') + std::string(128, ']') + "}";
+  CHECK(error_of(s, beyond) ==
+        "line refused: JSON nested deeper than 128 levels (the limit) at byte " +
+            std::to_string(head.size() + 128));
+  CHECK(error_of(s, R"({"event":"progress"})",
+                 DriveOptions{.explain = false, .limits = {.max_bytes = 10}}) ==
+        "line refused: JSON text of 20 bytes is longer than the limit of 10 bytes at byte 11");
+  CHECK(s.snapshot() == before);
+}
+
 TEST_CASE("drive: run_drive answers line for line, including CRLF input") {
   Searcher s = random_searcher();
   std::istringstream in("{\"event\":\"progress\"}\r\nbad\n{\"event\":\"initial_operations\"}\n");
@@ -144,7 +163,7 @@ TEST_CASE("drive: --explain adds the reason to decided operations only") {
                                         .max_concurrent_trials = 1,
                                         .stop_once = true},
                              HyperparameterSpace(), 0);
-  const DriveOptions explain{.explain = true};
+  const DriveOptions explain{.explain = true, .limits = {}};
   const nlohmann::json initial = drive_line(s, R"({"event":"initial_operations"})", explain);
   REQUIRE(initial["operations"].size() == 2);
   CHECK_FALSE(initial["operations"][1].contains("explain"));  // rung 0 is not a decision

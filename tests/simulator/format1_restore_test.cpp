@@ -36,8 +36,8 @@ void replay_after_restore(const std::string& name) {
   std::size_t step = 0;
   for (const nlohmann::json& entry : session.at("after")) {
     INFO(name << " event " << step++ << ": " << entry.at("event").dump());
-    CHECK(drive_line(searcher, entry.at("event").dump(), DriveOptions{.explain = true}) ==
-          entry.at("answer"));
+    CHECK(drive_line(searcher, entry.at("event").dump(),
+                     DriveOptions{.explain = true, .limits = {}}) == entry.at("answer"));
   }
   // From then on it writes format 2, which restores into a fresh searcher unchanged.
   const nlohmann::json now = searcher.snapshot();

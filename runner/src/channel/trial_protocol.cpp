@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 
@@ -77,7 +78,7 @@ std::string command_line(const TrialCommand& command) {
 TrialReport parse_trial_report(std::string_view line, const std::string& metric) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(line);
+    j = parse_json(line);
   } catch (const nlohmann::json::exception&) {  // not JSON, or a number beyond double's range
     throw TrialProtocolError("not a JSON object");
   }

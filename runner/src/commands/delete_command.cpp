@@ -7,6 +7,7 @@
 #include "commands/cli_args.hpp"
 #include "commands/store_commands.hpp"
 #include "hpsearch/config/command_line.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "store/store.hpp"
 
 namespace hpsearch::store {
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
   if (!in) return nullptr;
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json j = parse_json_or_discarded(in);
   return j.is_discarded() ? nlohmann::json(nullptr) : j;
 }
 

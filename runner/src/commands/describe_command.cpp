@@ -7,6 +7,7 @@
 #include "commands/store_commands.hpp"
 #include "hpsearch/config/command_line.hpp"
 #include "hpsearch/config/config.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 #include "store/store.hpp"
 
@@ -43,7 +44,7 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
   }
   nlohmann::json experiment = nullptr;
   if (std::ifstream in(dir / "run" / "experiment.json"); in) {
-    experiment = nlohmann::json::parse(in, nullptr, false);
+    experiment = parse_json_or_discarded(in);
     if (experiment.is_discarded()) experiment = nullptr;
   }
   if (experiment.is_object() && experiment.contains("trials")) {

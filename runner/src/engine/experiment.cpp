@@ -10,6 +10,7 @@
 #include "engine/metric_plots.hpp"
 #include "engine/signals.hpp"
 #include "hpsearch/runner/journal.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch::runner_detail {
@@ -392,7 +393,7 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
     throw RunnerSetupError("'" + directory.string() +
                            "' is not an experiment directory (no run.json)");
   }
-  nlohmann::json run = nlohmann::json::parse(run_file);
+  nlohmann::json run = parse_json(run_file);
   ExperimentConfig config = load_config(directory / "config.yaml");
   if (!run.contains("key")) {  // an experiment from before keys: give it one now
     run["key"] = random_token();

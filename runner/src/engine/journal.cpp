@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch {
@@ -121,7 +122,7 @@ JournalContents parse_journal(std::string_view text, const std::string& name) {
     }
     nlohmann::json record;
     try {
-      record = nlohmann::json::parse(text.substr(start, end - start));
+      record = parse_json(text.substr(start, end - start), kDocumentLimits);
     } catch (const nlohmann::json::exception&) {
       record = nullptr;
     }

@@ -10,6 +10,7 @@
 
 #include "hpsearch/plot/svg_canvas.hpp"
 #include "hpsearch/runner/journal.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 
 namespace hpsearch::runner_detail {
@@ -31,7 +32,7 @@ Series read_series(const fs::path& file) {
   Series series;
   std::ifstream in(file);
   for (std::string line; std::getline(in, line);) {
-    const nlohmann::json report = nlohmann::json::parse(line, nullptr, false);
+    const nlohmann::json report = parse_json_or_discarded(line, kDocumentLimits);
     if (report.is_discarded() || !report.is_object() || !report.contains("metrics")) continue;
     const double steps = report.value("steps_completed", 0.0);
     const double time = report.value("time", 0.0);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "hpsearch/runner/journal.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 
 namespace hpsearch::runner_detail {
 
@@ -14,7 +15,7 @@ void Experiment::recover() {
   const fs::path snapshot_path = directory_ / "snapshot.json";
   if (fs::exists(snapshot_path)) {
     std::ifstream in(snapshot_path);
-    const nlohmann::json snapshot = nlohmann::json::parse(in);
+    const nlohmann::json snapshot = parse_json(in);
     if (snapshot.at("format_version") != kFormatVersion) {
       throw RunnerError("snapshot.json: unknown format_version " +
                         snapshot.at("format_version").dump());

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "hpsearch/runner/journal.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 
 namespace hpsearch::runner_detail {
 
@@ -40,7 +41,7 @@ void save_run_settings(const fs::path& directory, const RunnerOptions& options,
   }
   const fs::path run_path = directory / "run.json";
   std::ifstream in(run_path);
-  nlohmann::json run = nlohmann::json::parse(in);
+  nlohmann::json run = parse_json(in);
   // The launcher's own fields beside the ones every launcher has.
   nlohmann::json launch = settings.options;
   launch["launcher"] = settings.launcher;
@@ -150,7 +151,7 @@ LaunchSettings saved_launch_settings(const fs::path& directory) {
                            "' is not an experiment directory (no run.json)");
   LaunchSettings settings;
   try {
-    const nlohmann::json run = nlohmann::json::parse(in);
+    const nlohmann::json run = parse_json(in);
     if (!run.contains("launch")) return settings;  // from before launchers were saved: local
     const nlohmann::json& l = run.at("launch");
     settings.launcher = l.at("launcher").get<std::string>();

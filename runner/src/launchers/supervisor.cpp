@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "hpsearch/runner/errors.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 
 namespace hpsearch {
 namespace {
@@ -186,7 +187,7 @@ void Supervisor::read_pending() {
     }
     std::optional<std::uint32_t> trial;
     try {
-      const nlohmann::json j = nlohmann::json::parse(*hello);
+      const nlohmann::json j = parse_json(*hello);
       if (j.value("type", "") == "hello" && j.contains("token") && j.at("token").is_string()) {
         if (const auto it = tokens_.find(j.at("token").get<std::string>()); it != tokens_.end())
           trial = it->second;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "hpsearch/runner/journal.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 
 namespace hpsearch::store {
 namespace {
@@ -70,7 +71,7 @@ std::vector<nlohmann::json> read_lines(const fs::path& path) {
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     // A line cut short by a crash was never handed out: skip it.
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    nlohmann::json j = parse_json_or_discarded(line, kDocumentLimits);
     if (!j.is_discarded()) lines.push_back(std::move(j));
   }
   return lines;
@@ -161,7 +162,7 @@ std::vector<RegisteredVersion> registered_versions(const fs::path& root) {
   for (const fs::directory_entry& entry : fs::directory_iterator(root / "models")) {
     if (entry.path().extension() != ".json") continue;
     std::ifstream in(entry.path());
-    const nlohmann::json model = nlohmann::json::parse(in, nullptr, false);
+    const nlohmann::json model = parse_json_or_discarded(in);
     if (model.is_discarded() || !model.is_object() || !model.contains("versions") ||
         !model["versions"].is_array())
       continue;
@@ -250,7 +251,7 @@ Status Store::status(std::uint64_t id) const {
   const fs::path dir = directory(id);
   Status status;
   if (std::ifstream in(dir / "state.json"); in) {
-    status.record = nlohmann::json::parse(in, nullptr, false);
+    status.record = parse_json_or_discarded(in);
     if (status.record.is_discarded() || !status.record.is_object())
       status.record = nlohmann::json::object();
   }

@@ -1,4 +1,6 @@
 // searcher-sim drive: the JSON-lines protocol on stdin and stdout.
+#include <limits>
+
 #include "commands.hpp"
 #include "hpsearch/simulator/drive.hpp"
 
@@ -40,7 +42,9 @@ U is a lowercase canonical UUID. Metrics are JSON numbers; the strings "Infinity
 "-Infinity" and "NaN" stand for those values. Report trial_created before anything else about
 a trial, and trial_exited_early (then trial_closed) for a trial that stops before its
 operations are done. A line that is malformed or not allowed now is answered with
-{"error":"..."}, the searcher is left unchanged, and the session goes on.
+{"error":"..."}, the searcher is left unchanged, and the session goes on. So is a line
+longer than --max-line-bytes (its rest is read and dropped, never held) or nested deeper
+than 128 arrays and objects (docs/security.md).
 
 )";
 
@@ -56,6 +60,10 @@ const cli::OptionSet& options() {
             "{\"reason\":\"stopped\",\"rung\":0,\"length\":1000,\"rank\":7,\"of\":9,\"cutoff\":2,\n"
             " \"metric\":0.41,\"text\":\"ranked 7 of 9 at rung 0 (length 1000); only the\n"
             " top 2 continue\"}")
+        .value("--max-line-bytes", "N",
+               "longest input line accepted, in bytes (default 16777216, 16 MiB); a longer\n"
+               "line is answered with an error and skipped. A restore line holds a whole\n"
+               "snapshot (about 450 bytes per trial)")
         .flag("--help", "this text");
     return o;
   }();
@@ -76,6 +84,9 @@ SimCommand parse_drive(const std::vector<std::string>& args) {
   command.config = parsed.required("--config");
   command.seed = parsed.seed("--seed");
   command.options.explain = parsed.flag("--explain");
+  command.options.limits.max_bytes =
+      parsed.count("--max-line-bytes", 1, std::numeric_limits<std::size_t>::max() - 1)
+          .value_or(kMaxJsonLineBytes);
   return command;
 }
 

@@ -13,7 +13,9 @@ namespace {
 constexpr const char* kAbout = R"(searcher-sim preview --config FILE [options]
 
 Plays the whole search with trials that finish instantly and prints how many trials are
-trained to which lengths, like `det preview-search`. Deterministic for given seeds.
+trained to which lengths, like `det preview-search`. Deterministic for given seeds. A grid
+search trains every point once to max_length, so its preview is computed from the grid's size
+(a grid of 10^12 points at once); --trace and --workers play every trial.
 
 )";
 

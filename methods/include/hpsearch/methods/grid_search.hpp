@@ -33,6 +33,7 @@ class GridSearch {
   void restore_state(const nlohmann::json& state, const TrialBook& book);
 
   [[nodiscard]] std::uint64_t points() const { return points_; }
+  [[nodiscard]] std::uint64_t max_length() const { return config_.max_length; }
   friend bool operator==(const GridSearch&, const GridSearch&) = default;
 
  private:

@@ -35,20 +35,19 @@ struct PreviewOptions {
   std::ostream* trace = nullptr;
 };
 
-/// What one trial did.
-struct PreviewTrial {
-  RequestId request_id;
-  std::vector<std::uint64_t> lengths;  ///< the validate_after lengths it completed, in order
-};
-
+/// What a whole search did, summarised as Determined's preview table summarises it: how many
+/// trials, and how many trained to each sequence of lengths. Its size does not grow with the
+/// number of trials (a grid of 10^12 points previews in a few bytes).
 struct PreviewResult {
-  std::vector<PreviewTrial> trials;  ///< creation order
+  std::uint64_t trials = 0;  ///< trials created
+  /// Trials per sequence of validate_after lengths completed, keyed like Determined's preview
+  /// ("1000 3000"; "" for a trial that completed none).
+  std::map<std::string, std::uint64_t> sequences;
   Shutdown shutdown;
   double progress = 0;
-  std::uint64_t events = 0;
 
-  /// Trials per length sequence, keyed like Determined's preview ("1000 3000").
-  [[nodiscard]] std::map<std::string, std::uint64_t> breakdown() const;
+  /// Counts one more trial that completed `lengths`, in order.
+  void add_trial(const std::vector<std::uint64_t>& lengths, std::uint64_t count = 1);
   /// `{"results": {"1000": 8, ...}, "trials": N, "shutdown": {...}, "progress": p}`.
   [[nodiscard]] nlohmann::json to_json() const;
 };
@@ -63,6 +62,10 @@ class SimulationError : public std::runtime_error {
 /// decreases, or does not end at 1, if operations remain after the Shutdown, or if the search
 /// never shuts down.
 [[nodiscard]] PreviewResult simulate(Searcher& searcher, const PreviewOptions& options);
+
+/// What simulate() finds for a grid search, from the grid's size alone (each point trains
+/// once to max_length, the search ends without cancel or failure): O(1) in the grid's size.
+[[nodiscard]] PreviewResult grid_preview(const GridSearch& grid);
 
 /// The line above the table: the method (how long trials train), the sampler (which
 /// configurations they get), the metric and its direction, max_length and the seed, then a
