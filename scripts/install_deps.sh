@@ -10,8 +10,9 @@ set -euo pipefail
 packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3-dev
           libyaml-cpp-dev doctest-dev libbenchmark-dev python3 python3-sklearn pkg-config golang-go
           clang libclang-rt-14-dev pybind11-dev python3-dev
-          # The house style's checks (scripts/check_style.sh): clang-format 14 and pyflakes.
-          clang-format python3-pyflakes
+          # The house style's checks (scripts/check_style.sh, check_tidy.sh): clang-format 14,
+          # clang-tidy 14 and pyflakes.
+          clang-format clang-tidy python3-pyflakes
           # The runner's PyTorch examples and torchrun (determined.launch.torch_distributed).
           python3-torch
           # A one-node Slurm 22.05 for the Slurm launcher's tests (scripts/slurm-cluster.sh).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds hpsearch twice and runs every test suite in both builds. This is what CI runs.
 #   0. the house style (scripts/check_style.sh): clang-format and pyflakes, before any build.
-#   1. g++, release, warnings as errors: every test, and every fuzz corpus replayed.
+#   1. g++, release, warnings as errors; clang-tidy over the C++ files changed since
+#      .ci/tidy-baseline (scripts/check_tidy.sh); every test, and every fuzz corpus replayed.
 #   2. clang, AddressSanitizer + UndefinedBehaviorSanitizer + libFuzzer instrumentation
 #      (build/fuzz, the build scripts/fuzz.sh uses): every test again, then each fuzz target
 #      for a bounded time (HPSEARCH_FUZZ_SECONDS, default 60; 0 skips), two at a time.
@@ -11,8 +12,10 @@ bash scripts/install_deps.sh
 jobs=$(nproc)
 bash scripts/check_style.sh
 
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPSEARCH_WERROR=ON
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPSEARCH_WERROR=ON \
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 cmake --build build/release -j "$jobs"
+bash scripts/check_tidy.sh build/release
 ctest --test-dir build/release -j "$jobs" --output-on-failure
 
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
