@@ -1,7 +1,8 @@
 """The Python SDK (determined.experimental.client) against real experiments of a temporary store:
 every member, the lifecycle commands, and the errors a user sees.
 
-    sdk_test.py SEARCHER_RUN SOURCE_DIR CASE   (CASE: lifecycle, registry, pause, kill, sigkill, errors, config)
+    sdk_test.py SEARCHER_RUN SOURCE_DIR CASE   (CASE: lifecycle, registry, pause, kill, sigkill, errors, config,
+                                                hostile)
 
 The trial (tests/runner/trials/sdk_trial.py) has loss (x - 3)^2 + 10/steps on a grid of x, so the
 best trial and checkpoint are known beforehand. Waits poll with generous deadlines: the machine
@@ -442,6 +443,56 @@ def errors():
     wait(failed, "ERROR")
 
 
+def hostile():
+    # A checkpoint is named by its id, never by a path: nothing outside the checkpoint storage is
+    # reachable through get_checkpoint() (issue 25).
+    exp = client.create_experiment(config(xs=(3,)), str(model_dir))
+    wait(exp, "COMPLETED")
+    run_dir = pathlib.Path(exp.describe()["run_dir"])
+    before = sorted(p.relative_to(run_dir) for p in run_dir.rglob("*"))
+    outside = home / "outside"
+    outside.mkdir()
+    (outside / "metadata.json").write_text("{}")
+    (outside / "precious.txt").write_text("keep me")
+    storage = run_dir / "checkpoints"
+    (storage / "link").symlink_to(outside)  # a link in storage is not a checkpoint either
+    for name in ("..", ".", "", "experiments", str(outside), "../../..", "a/../..", "link", "x\\y"):
+        raises(client.APIException, "", lambda: client.get_checkpoint(name).delete())
+    for value in (None, 7, ["x"]):
+        raises(client.APIException, "is not a checkpoint id", lambda: client.get_checkpoint(value))
+    raises(client.APIException, "is not a checkpoint id", lambda: client.get_checkpoint(".."))
+    raises(client.APIException, "is not a checkpoint id", lambda: client.get_checkpoint(str(outside)))
+    raises(client.NotFoundException, "checkpoint experiments not found", lambda: client.get_checkpoint("experiments"))
+    raises(client.NotFoundException, "checkpoint link not found", lambda: client.get_checkpoint("link"))
+    (storage / "link").unlink()
+    check((outside / "precious.txt").read_text() == "keep me", "the directory outside the store is untouched")
+    after = sorted(p.relative_to(run_dir) for p in run_dir.rglob("*"))
+    check(after == before, f"the experiment's run directory is untouched: {before} -> {after}")
+    check(len(exp.get_trials()) == 1 and exp.state == client.ExperimentState.COMPLETED, "the experiment is intact")
+    listed = json.loads(cli("ls", "--json").stdout)
+    check([(e["id"], e["state"], e["trials"]) for e in listed] == [(1, "COMPLETED", 1)], listed)
+    # The real checkpoint is still found by its id.
+    best = exp.top_checkpoint()
+    check(client.get_checkpoint(best.uuid).uuid == best.uuid, "a checkpoint id is found")
+
+    # download() into a directory that has files: every file of the checkpoint is copied over
+    # them (Determined's shared_fs download overwrites), never metadata.json alone.
+    target = home / "not-empty"
+    (target / "sub").mkdir(parents=True)
+    (target / "model.json").write_text('{"stale": true}')
+    (target / "other.txt").write_text("mine")
+    check(best.download(str(target)) == str(target), "download returns the path")
+    check(json.loads((target / "model.json").read_text()) == {"x": 3, "steps": 4},
+          f"the checkpoint's model.json replaced the stale one: {(target / 'model.json').read_text()}")
+    check(json.loads((target / "metadata.json").read_text())["steps_completed"] == 4, "metadata.json")
+    check((target / "other.txt").read_text() == "mine", "a file of the caller's that the checkpoint lacks is kept")
+    stored = sorted(p.name for p in (storage / best.uuid).iterdir())
+    check(all((target / name).is_file() for name in stored), f"every stored file was copied: {stored}")
+    a_file = home / "a-file"
+    a_file.write_text("x")
+    raises(client.APIException, "is not a directory", lambda: best.download(str(a_file)))
+
+
 def config_case():
     # The experiment seed: one is chosen at creation when the config has none (as Determined's
     # master does), recorded, and reproduces the experiment when given back.
@@ -521,7 +572,7 @@ def config_case():
 
 
 {"lifecycle": lifecycle, "registry": registry, "pause": pause, "kill": kill, "sigkill": sigkill,
- "errors": errors, "config": config_case}[case]()
+ "errors": errors, "config": config_case, "hostile": hostile}[case]()
 # Only what the test made is cleaned up; any runner left would hold its store (ended above).
 shutil.rmtree(home, ignore_errors=True)
 print(f"sdk_test {case}: ok")

@@ -205,6 +205,23 @@ def _checkpoint_storage(experiment_id: int) -> pathlib.Path:
     return pathlib.Path(recorded) if recorded else run / "checkpoints"
 
 
+def _check_checkpoint_id(uuid: Any) -> None:
+    """A checkpoint is named by its id: a plain name as the runner accepts it from a trial (the
+    core API makes a UUID), never a path, so that nothing outside the checkpoint storage is ever
+    named by one."""
+    if (not isinstance(uuid, str) or not uuid or len(uuid) > 255 or uuid.startswith(".")
+            or any(c in uuid for c in "/\\\0")):
+        raise APIException(f"{uuid!r} is not a checkpoint id: expected the plain name the trial reported "
+                           "(a UUID), not a path")
+
+
+def _is_stored_checkpoint(storage: pathlib.Path, uuid: str) -> bool:
+    """Whether ``storage`` holds checkpoint ``uuid``: a directory of its own (not a link) with the
+    metadata.json the trial writes before reporting it."""
+    directory = storage / uuid
+    return directory.is_dir() and not directory.is_symlink() and (directory / "metadata.json").is_file()
+
+
 def _trial_entry(trial_id: int) -> Dict[str, Any]:
     for entry in _read_jsonl(_root() / "trials.jsonl"):
         if entry.get("trial_id") == trial_id:
@@ -281,12 +298,15 @@ class Checkpoint:
             raise NotFoundException(f"checkpoint {self.uuid} was deleted")
 
     def download(self, path: Optional[str] = None, mode: DownloadMode = DownloadMode.AUTO) -> str:
-        """Copies the checkpoint to ``path`` (default ``checkpoints/UUID`` under the current
-        directory) with its ``metadata.json``; returns the path."""
+        """Copies every file of the checkpoint to ``path`` (default ``checkpoints/UUID`` under the
+        current directory) with its ``metadata.json``; returns the path. Into an existing
+        directory the checkpoint's files overwrite those of the same name, as Determined's
+        shared_fs download does (other files there stay)."""
         self._require()
         target = pathlib.Path(path) if path is not None else pathlib.Path("checkpoints") / self.uuid
-        if not target.exists():
-            shutil.copytree(self._directory, target)
+        if target.exists() and not target.is_dir():
+            raise APIException(f"download(): {target} exists and is not a directory")
+        shutil.copytree(self._directory, target, dirs_exist_ok=True)
         self.write_metadata_file(str(target / "metadata.json"))
         return str(target)
 
@@ -324,6 +344,11 @@ class Checkpoint:
                         raise APIException(f"checkpoint {self.uuid} is version {version['version']} of model "
                                            f"{model['name']!r} in the model registry and cannot be deleted; "
                                            "delete the model first")
+            # Only a checkpoint's own directory, directly in its experiment's checkpoint storage.
+            _check_checkpoint_id(self.uuid)
+            storage = _checkpoint_storage(self.training.experiment_id)
+            if self._directory != storage / self.uuid or not _is_stored_checkpoint(storage, self.uuid):
+                raise APIException(f"checkpoint {self.uuid} is not in the checkpoint storage {storage}")
             shutil.rmtree(self._directory, ignore_errors=True)
 
     def load(self, path: Optional[str] = None, tags: Optional[List[str]] = None, **kwargs: Any) -> Any:
@@ -811,10 +836,12 @@ class Determined:
 
     def get_checkpoint(self, uuid: str) -> Checkpoint:
         """A checkpoint by its uuid, in any experiment of the store (wherever its checkpoint
-        storage is)."""
+        storage is). Only an id is accepted, never a path: a malformed one raises APIException
+        (Determined's master refuses it too), an unknown one NotFoundException."""
+        _check_checkpoint_id(uuid)
         experiments = _root() / "experiments"
         ids = sorted(int(d.name) for d in experiments.iterdir() if d.name.isdigit()) if experiments.is_dir() else []
-        holders = [i for i in ids if (_checkpoint_storage(i) / uuid).is_dir()]
+        holders = [i for i in ids if _is_stored_checkpoint(_checkpoint_storage(i), uuid)]
         for experiment_id in holders:
             try:
                 experiment = _describe(experiment_id)
