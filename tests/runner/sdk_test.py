@@ -492,6 +492,66 @@ def hostile():
     a_file.write_text("x")
     raises(client.APIException, "is not a directory", lambda: best.download(str(a_file)))
 
+    # An id that is not a positive integer never reaches searcher-run's command line (as an option).
+    raises(client.NotFoundException, "experiment -1 not found", lambda: client.get_experiment(-1))
+    raises(client.NotFoundException, "experiment 0 not found", lambda: client.get_experiment(0))
+    for bad in ("-1", "--help", "1 2", None, 1.5):
+        raises(client.APIException, "is not an experiment id", lambda: client.get_experiment(bad))
+    check(client.get_experiment("1").id == 1, "an id given as digits is still accepted")
+
+    # The store is its user's alone: root 0700 (an older, open store is closed on first use),
+    # files 0600, the trials' channel socket 0600 (connecting needs write permission).
+    store = home / "store"
+    check(store.stat().st_mode & 0o777 == 0o700, f"the store root is 0700: {oct(store.stat().st_mode)}")
+    check((store / "trials.jsonl").stat().st_mode & 0o077 == 0, "trials.jsonl is its owner's only")
+    store.chmod(0o755)
+    cli("ls")
+    check(store.stat().st_mode & 0o777 == 0o700, f"an open store is closed: {oct(store.stat().st_mode)}")
+
+    # A torn last line of trials.jsonl (a crash mid-append) is ended before the next line: the
+    # next experiment's trials keep their ids. Its name carries terminal escape codes, which
+    # ls and describe show escaped.
+    with open(store / "trials.jsonl", "a") as f:
+        f.write('{"trial_id": 99, "experim')
+    evil = "evil\x1b]0;pwned\x07\x1b[2J\u009b31m"
+    second = client.create_experiment(config(xs=(2, 4), sleep=0.3, length=4, name=evil), str(model_dir))
+    sock = pathlib.Path(second.describe()["run_dir"]) / "channel.sock"
+    poll(sock.exists, "the channel socket")
+    check(sock.stat().st_mode & 0o777 == 0o600, f"the channel socket is 0600: {oct(sock.stat().st_mode)}")
+    wait(second, "COMPLETED")
+    trials = second.get_trials()
+    check(len(trials) == 2 and len({t.id for t in trials}) == 2, f"both trials have their ids: {trials}")
+    lines = (store / "trials.jsonl").read_text().splitlines()
+    check(lines[-3] == '{"trial_id": 99, "experim' and all(json.loads(x)["experiment_id"] == 2 for x in lines[-2:]),
+          f"the torn line is kept apart, each new trial on a line of its own: {lines}")
+    for args in (("ls",), ("describe", "2")):
+        shown = cli(*args).stdout
+        check("\x1b" not in shown and "\x07" not in shown and "\u009b" not in shown,
+              f"searcher-run {args[0]} prints no control character: {shown!r}")
+        check("evil\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m" in shown, f"the name is shown escaped: {shown!r}")
+    check(second.describe()["name"] == evil, "--json keeps the name as it is")
+
+    # A damaged record (cut short) is said to be damaged, not read as a state.
+    state_json = store / "experiments" / "1" / "state.json"
+    whole = state_json.read_text()
+    state_json.write_text(whole[:len(whole) // 2])
+    described = client.get_experiment(1).describe()
+    check(described["damaged"] == ["state.json"] and "damaged" in described["reason"]
+          and "never started" not in described["reason"], described)
+    check("DAMAGED: state.json" in cli("describe", "1").stdout, cli("describe", "1").stdout)
+    state_json.write_text(whole)
+    experiment_json = pathlib.Path(second.describe()["run_dir"]) / "experiment.json"
+    whole = experiment_json.read_text()
+    experiment_json.write_text(whole[:len(whole) // 2])
+    listed = {e["id"]: e for e in json.loads(cli("ls", "--json").stdout)}
+    check(listed[2]["damaged"] == ["run/experiment.json"] and listed[2]["trials"] is None
+          and listed[1]["damaged"] == [] and listed[1]["trials"] == 1, listed)
+    row = [line for line in cli("ls").stdout.splitlines() if line.startswith("2 ")]
+    check(row and "COMPLETED (DAMAGED)" in row[0] and " 0 " not in row[0], f"ls says it is damaged: {row}")
+    check("DAMAGED: run/experiment.json" in cli("describe", "2").stdout, "describe names the damaged file")
+    experiment_json.write_text(whole)
+    check(client.get_experiment(2).describe()["damaged"] == [], "a repaired record reads again")
+
 
 def config_case():
     # The experiment seed: one is chosen at creation when the config has none (as Determined's

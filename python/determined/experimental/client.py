@@ -177,8 +177,21 @@ def _call(*args: str) -> str:
     return done.stdout
 
 
+def _experiment_arg(experiment_id: Any) -> str:
+    """An experiment id as searcher-run's argument. Only a positive integer: anything else could
+    reach its command line as an option (``-1``) or as something else than an id."""
+    if isinstance(experiment_id, str) and experiment_id.isascii() and experiment_id.isdigit():
+        experiment_id = int(experiment_id)
+    if isinstance(experiment_id, bool) or not isinstance(experiment_id, int):
+        raise APIException(f"{experiment_id!r} is not an experiment id (a positive integer)")
+    if experiment_id <= 0:
+        raise NotFoundException(f"experiment {experiment_id} not found in {_root()}: an experiment id is a "
+                                "positive integer")
+    return str(experiment_id)
+
+
 def _describe(experiment_id: int) -> Dict[str, Any]:
-    return json.loads(_call("describe", str(experiment_id), "--json"))
+    return json.loads(_call("describe", _experiment_arg(experiment_id), "--json"))
 
 
 def _read_jsonl(path: pathlib.Path) -> Iterator[Dict[str, Any]]:
@@ -639,16 +652,16 @@ class ExperimentReference:
         return top[0]
 
     def pause(self) -> None:
-        _call("pause", str(self._id))
+        _call("pause", _experiment_arg(self._id))
 
     def activate(self) -> None:
-        _call("activate", str(self._id))
+        _call("activate", _experiment_arg(self._id))
 
     def kill(self) -> None:
-        _call("kill", str(self._id))
+        _call("kill", _experiment_arg(self._id))
 
     def delete(self) -> None:
-        _call("delete", str(self._id))
+        _call("delete", _experiment_arg(self._id))
 
 
 # ---- the model registry (ROOT/models/ID.json) ----------------------------------------------------------

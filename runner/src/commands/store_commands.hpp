@@ -38,7 +38,13 @@ struct StopRequest {
 [[nodiscard]] const cli::OptionSet& stop_option_group();
 [[nodiscard]] StopRequest stop_request(const cli::Args& args);
 
-/// A value in a table: strings as they are, null as "-", anything else as JSON.
+/// A value in a table: strings as they are (control characters escaped), null as "-", anything
+/// else as JSON.
 [[nodiscard]] std::string text_of(const nlohmann::json& value);
+
+/// `text` safe to print to a terminal: control characters (C0, DEL and the C1 range U+0080 to
+/// U+009F, which include ESC and CSI) shown as \xHH or \u00HH; everything else as it is. A name
+/// in a config must not be able to move the cursor, recolour or retitle the user's terminal.
+[[nodiscard]] std::string printable(const std::string& text);
 
 }  // namespace hpsearch::store

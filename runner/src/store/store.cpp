@@ -51,7 +51,7 @@ std::string range_text(const std::vector<std::uint64_t>& ids) {
 class IdsLock {
  public:
   explicit IdsLock(const fs::path& root)
-      : fd_(::open((root / "ids.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+      : fd_(::open((root / "ids.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
     if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
       throw StoreError("cannot lock " + (root / "ids.lock").string() + ": " + std::strerror(errno));
     }
@@ -79,7 +79,8 @@ std::vector<nlohmann::json> read_lines(const fs::path& path) {
 }  // namespace
 
 fs::path default_root() {
-  if (const char* home = std::getenv("HPSEARCH_HOME"); home && *home) return fs::absolute(home);
+  if (const char* home = std::getenv("HPSEARCH_HOME"); home && *home)
+    return fs::absolute(home);
   if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
     return fs::path(data) / "hpsearch";
   const char* home = std::getenv("HOME");
@@ -138,7 +139,7 @@ RegistryLock::RegistryLock(const fs::path& root, Mode mode, bool create) {
   std::error_code error;
   if (create) fs::create_directories(models, error);
   if (!fs::is_directory(models)) return;  // no registry: nothing to keep
-  const int fd = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd >= 0 && ::flock(fd, LOCK_EX | (mode == kTry ? LOCK_NB : 0)) == 0) {
     fd_ = fd;
     return;
@@ -180,7 +181,7 @@ std::vector<RegisteredVersion> registered_versions(const fs::path& root) {
 
 RunLock::RunLock(const fs::path& experiment_directory, std::uint64_t id)
     : fd_(::open((experiment_directory / "store.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
-                 0644)) {
+                 0600)) {
   if (fd_ < 0)
     throw StoreError("experiment " + std::to_string(id) +
                      ": cannot open store.lock: " + std::strerror(errno));
@@ -197,7 +198,19 @@ RunLock::~RunLock() {
 }
 
 Store::Store(fs::path root) : root_(std::move(root)) {
+  // The store is its user's alone (configs, models, logs, checkpoints and the trials' channel
+  // sockets): the root is made 0700, and an older store of this user's found readable by others
+  // is closed the same way, as per-user stores like ~/.ssh are (issue 25).
   std::error_code error;
+  fs::create_directories(root_.parent_path(), error);
+  if (::mkdir(root_.c_str(), 0700) != 0 && errno != EEXIST)
+    throw StoreError("cannot create the experiment store '" + root_.string() +
+                     "': " + std::strerror(errno));
+  struct stat info {};
+  if (::stat(root_.c_str(), &info) == 0 && info.st_uid == ::geteuid() &&
+      (info.st_mode & 077) != 0 && ::chmod(root_.c_str(), info.st_mode & 07700) != 0)
+    throw StoreError("cannot make the experiment store '" + root_.string() +
+                     "' private (mode 0700): " + std::strerror(errno));
   fs::create_directories(root_ / "experiments", error);
   if (error)
     throw StoreError("cannot create the experiment store '" + root_.string() +
@@ -239,7 +252,7 @@ std::uint64_t Store::allocate() {
   while (true) {
     write_file_atomically(root_ / "next_experiment_id", std::to_string(next + 1) + '\n');
     const fs::path dir = root_ / "experiments" / std::to_string(next);
-    if (::mkdir(dir.c_str(), 0755) == 0) return next;
+    if (::mkdir(dir.c_str(), 0700) == 0) return next;
     if (errno != EEXIST)
       throw StoreError("cannot create " + dir.string() + ": " + std::strerror(errno));
     ++next;  // made by hand, or by a process that predates the counter: the next one
@@ -251,8 +264,12 @@ Status Store::status(std::uint64_t id) const {
   Status status;
   if (std::ifstream in(dir / "state.json"); in) {
     status.record = nlohmann::json::parse(in, nullptr, false);
-    if (status.record.is_discarded() || !status.record.is_object())
+    if (status.record.is_discarded() || !status.record.is_object()) {
+      // Written atomically by the runner: a file that does not parse was damaged afterwards.
+      // Say so rather than guess a state from what is left.
       status.record = nlohmann::json::object();
+      status.damaged.push_back("state.json");
+    }
   }
   const int fd = ::open((dir / "store.lock").c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
@@ -261,7 +278,11 @@ Status Store::status(std::uint64_t id) const {
     ::close(fd);
   }
   const bool kill_requested = fs::exists(dir / "kill_requested");
-  if (status.alive) {
+  if (!status.alive && !status.damaged.empty()) {
+    status.state = "ERROR";
+    status.reason = "its record " + (dir / "state.json").string() +
+                    " is damaged (not a JSON object): its state is unknown";
+  } else if (status.alive) {
     status.state = kill_requested ? "STOPPING_CANCELED" : "ACTIVE";
   } else if (status.record.contains("ended")) {
     status.state = status.record.value("state", "ERROR");
@@ -343,8 +364,14 @@ std::uint64_t Store::trial_id(std::uint64_t experiment, const std::string& reque
                                .dump() +
                            '\n';
   const int fd =
-      ::open((root_ / "trials.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+      ::open((root_ / "trials.jsonl").c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  // A line torn by a crash (no newline at the end) is ended first: appended onto it, this trial's
+  // line would be unreadable and its id lost. The torn piece stays a line that read_lines skips.
+  char last = '\n';
+  const off_t size = fd >= 0 ? ::lseek(fd, 0, SEEK_END) : 0;
+  if (size > 0 && ::pread(fd, &last, 1, size - 1) != 1) last = '\0';
+  const std::string text = (last == '\n' ? "" : "\n") + line;
+  if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
       ::fdatasync(fd) != 0) {
     const std::string why = std::strerror(errno);
     if (fd >= 0) ::close(fd);

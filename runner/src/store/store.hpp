@@ -43,6 +43,8 @@ struct Status {
   std::string reason;  ///< e.g. why a PAUSED experiment is paused
   bool alive = false;  ///< a process holds the experiment's lock
   nlohmann::json record = nlohmann::json::object();  ///< state.json as written
+  /// The store's records of the experiment found damaged (do not parse): "state.json".
+  std::vector<std::string> damaged;
 };
 
 /// Holds an experiment's store.lock while alive (an open file description lock: released when

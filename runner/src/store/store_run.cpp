@@ -71,7 +71,7 @@ int run_in_store(Store& store, std::uint64_t id, bool detach, RunnerOptions opti
     const pid_t runner = ::fork();
     if (runner != 0) ::_exit(runner < 0 ? 1 : 0);
     const int null_in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (null_in < 0 || log_fd < 0 || ::dup2(null_in, 0) < 0 || ::dup2(log_fd, 1) < 0 ||
         ::dup2(log_fd, 2) < 0)
       ::_exit(1);
