@@ -530,6 +530,15 @@ def hostile():
               f"searcher-run {args[0]} prints no control character: {shown!r}")
         check("evil\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m" in shown, f"the name is shown escaped: {shown!r}")
     check(second.describe()["name"] == evil, "--json keeps the name as it is")
+    # The trial index is read through searcher-run (trial ID --json, describe's trial_index),
+    # equal to what trials.jsonl records.
+    recorded = {e["trial_id"]: e for e in map(json.loads, lines[-2:])}
+    for t in trials:
+        check(json.loads(cli("trial", t.id, "--json").stdout) == recorded[t.id], f"searcher-run trial {t.id}")
+    check(second.describe()["trial_index"] == [recorded[i] for i in sorted(recorded)], "describe's trial_index")
+    check("not a trial id" in cli("trial", "x", expect=2).stderr, "a bad trial id is named")
+    raises(client.NotFoundException, "trial -1 not found", lambda: client.get_trial(-1))
+    raises(client.APIException, "is not a trial id", lambda: client.get_trial("--help"))
 
     # A damaged record (cut short) is said to be damaged, not read as a state.
     state_json = store / "experiments" / "1" / "state.json"
@@ -551,6 +560,21 @@ def hostile():
     check("DAMAGED: run/experiment.json" in cli("describe", "2").stdout, "describe names the damaged file")
     experiment_json.write_text(whole)
     check(client.get_experiment(2).describe()["damaged"] == [], "a repaired record reads again")
+
+    # The store's format_version (docs/store.md): stamped, a newer one refused, a missing one
+    # (a store from before the field) stamped again.
+    stamp = store / "store.json"
+    check(json.loads(stamp.read_text()) == {"format_version": 1}, stamp.read_text())
+    stamp.write_text('{"format_version": 2}\n')
+    message = cli("ls", expect=2).stderr
+    check("has format_version 2" in message and "reads format_version 1" in message and str(stamp) in message,
+          message)
+    raises(client.APIException, "has format_version 2", lambda: client.get_experiment(1))
+    stamp.write_text('{"format_v')
+    check("is damaged" in cli("ls", expect=2).stderr, "a damaged store.json is refused")
+    stamp.unlink()
+    check([e["id"] for e in json.loads(cli("ls", "--json").stdout)] == [1, 2], "a store without store.json is read")
+    check(json.loads(stamp.read_text()) == {"format_version": 1}, "and stamped")
 
 
 def config_case():

@@ -8,10 +8,11 @@ The reference workflow runs unchanged::
     path = exp.top_checkpoint().download()
 
 Experiments live in the store ``$HPSEARCH_HOME`` (default
-``${XDG_DATA_HOME:-~/.local/share}/hpsearch``). Everything that changes an experiment goes
-through ``searcher-run`` (create, pause, activate, kill, delete), which owns the store; queries
-read ``searcher-run describe --json`` and the files the runner writes (metrics.jsonl,
-checkpoints, output.log). The model registry is kept in ``ROOT/models/``. Standard library only.
+``${XDG_DATA_HOME:-~/.local/share}/hpsearch``; its format: docs/store.md). Everything that
+changes an experiment goes through ``searcher-run`` (create, pause, activate, kill, delete),
+which owns the store; queries read ``searcher-run describe --json`` and ``searcher-run trial
+--json`` (the trial index) and the files the runner writes (metrics.jsonl, checkpoints,
+output.log). The model registry is kept in ``ROOT/models/``. Standard library only.
 
 ``searcher-run`` is found in ``$HPSEARCH_SEARCHER_RUN``, else on ``PATH``, else in the source
 tree's ``build/release``. See docs/sdk.md for what is supported.
@@ -177,17 +178,21 @@ def _call(*args: str) -> str:
     return done.stdout
 
 
+def _id_arg(value: Any, kind: str = "experiment") -> str:
+    """An experiment or trial id as searcher-run's argument. Only a positive integer: anything else
+    could reach its command line as an option (``-1``) or as something else than an id."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    article = "an" if kind[0] in "aeiou" else "a"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise APIException(f"{value!r} is not {article} {kind} id (a positive integer)")
+    if value <= 0:
+        raise NotFoundException(f"{kind} {value} not found in {_root()}: {article} {kind} id is a positive integer")
+    return str(value)
+
+
 def _experiment_arg(experiment_id: Any) -> str:
-    """An experiment id as searcher-run's argument. Only a positive integer: anything else could
-    reach its command line as an option (``-1``) or as something else than an id."""
-    if isinstance(experiment_id, str) and experiment_id.isascii() and experiment_id.isdigit():
-        experiment_id = int(experiment_id)
-    if isinstance(experiment_id, bool) or not isinstance(experiment_id, int):
-        raise APIException(f"{experiment_id!r} is not an experiment id (a positive integer)")
-    if experiment_id <= 0:
-        raise NotFoundException(f"experiment {experiment_id} not found in {_root()}: an experiment id is a "
-                                "positive integer")
-    return str(experiment_id)
+    return _id_arg(experiment_id, "experiment")
 
 
 def _describe(experiment_id: int) -> Dict[str, Any]:
@@ -236,10 +241,8 @@ def _is_stored_checkpoint(storage: pathlib.Path, uuid: str) -> bool:
 
 
 def _trial_entry(trial_id: int) -> Dict[str, Any]:
-    for entry in _read_jsonl(_root() / "trials.jsonl"):
-        if entry.get("trial_id") == trial_id:
-            return entry
-    raise NotFoundException(f"trial {trial_id} not found in {_root()}")
+    """The store's trial index entry of a global trial id (``searcher-run trial ID --json``)."""
+    return json.loads(_call("trial", _id_arg(trial_id, "trial"), "--json"))
 
 
 def _number(value: Any) -> Optional[float]:
@@ -612,9 +615,7 @@ class ExperimentReference:
 
     def get_trials(self, sort_by: TrialSortBy = TrialSortBy.ID,
                    order_by: TrialOrderBy = TrialOrderBy.ASCENDING) -> List[TrialReference]:
-        _describe(self._id)  # the experiment exists
-        trials = [TrialReference(e["trial_id"], e) for e in _read_jsonl(_root() / "trials.jsonl")
-                  if e.get("experiment_id") == self._id]
+        trials = [TrialReference(e["trial_id"], e) for e in _describe(self._id)["trial_index"]]
         trials.sort(key=lambda t: t.id, reverse=order_by == TrialOrderBy.DESCENDING)
         if sort_by not in (TrialSortBy.ID, TrialSortBy.UNSPECIFIED):
             raise ValueError(f"get_trials(): sorting by {sort_by} is not supported (by ID only)")

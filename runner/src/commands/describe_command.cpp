@@ -62,6 +62,8 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
     }
   }
   j["experiment"] = std::move(experiment);
+  // The trial index (current; experiment.json lags by a snapshot): what get_trials() lists.
+  j["trial_index"] = store.trials_of(id);
   return j;
 }
 

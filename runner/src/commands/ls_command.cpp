@@ -40,6 +40,7 @@ int list_experiments(const cli::Args& parsed, std::ostream& out, std::ostream&, 
       j["best_metric"] = nullptr;
     }
     j.erase("experiment");
+    j.erase("trial_index");
     all.push_back(std::move(j));
   }
   if (parsed.flag("--json")) {

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "hpsearch/runner/journal.hpp"
+#include "hpsearch/runner/trial_environment.hpp"
 
 namespace hpsearch::store {
 namespace {
@@ -79,7 +80,7 @@ std::vector<nlohmann::json> read_lines(const fs::path& path) {
 }  // namespace
 
 fs::path default_root() {
-  if (const char* home = std::getenv("HPSEARCH_HOME"); home && *home)
+  if (const char* home = std::getenv(trial_environment::kHome); home && *home)
     return fs::absolute(home);
   if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
     return fs::path(data) / "hpsearch";
@@ -215,6 +216,36 @@ Store::Store(fs::path root) : root_(std::move(root)) {
   if (error)
     throw StoreError("cannot create the experiment store '" + root_.string() +
                      "': " + error.message());
+  check_format();
+}
+
+void Store::check_format() const {
+  // docs/store.md: ROOT/store.json {"format_version": N}. None: a new store, or one from before
+  // the field, whose layout is version 1's: it is stamped. A newer version is refused before
+  // anything is read or written in it; an older one would be migrated here, under ids.lock,
+  // its version written only once the migration is complete.
+  const fs::path file = root_ / "store.json";
+  std::ifstream in(file);
+  if (!in) {
+    const IdsLock lock(root_);
+    if (!fs::exists(file))
+      write_file_atomically(file, nlohmann::json{{"format_version", kFormatVersion}}.dump() + '\n');
+    return;
+  }
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("format_version") ||
+      !j["format_version"].is_number_unsigned()) {
+    throw StoreError("the experiment store's " + file.string() +
+                     " is damaged: expected {\"format_version\": N}, a positive integer");
+  }
+  const auto version = j["format_version"].get<std::uint64_t>();
+  if (version > kFormatVersion) {
+    throw StoreError("the experiment store " + root_.string() + " has format_version " +
+                     std::to_string(version) + " (" + file.string() +
+                     "); this searcher-run reads " + "format_version " +
+                     std::to_string(kFormatVersion) +
+                     " and older: use a newer searcher-run, or another HPSEARCH_HOME");
+  }
 }
 
 std::vector<std::uint64_t> Store::ids() const {
@@ -389,6 +420,27 @@ std::map<std::string, std::uint64_t> Store::trial_ids(std::uint64_t experiment) 
       ids[j.value("request_id", std::string())] = j.value("trial_id", std::uint64_t{0});
   }
   return ids;
+}
+
+std::vector<nlohmann::json> Store::trials_of(std::uint64_t experiment) const {
+  std::vector<nlohmann::json> trials;
+  for (nlohmann::json& j : read_lines(root_ / "trials.jsonl")) {
+    if (j.is_object() && j.value("experiment_id", std::uint64_t{0}) == experiment)
+      trials.push_back(std::move(j));
+  }
+  std::sort(trials.begin(), trials.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("trial_id", std::uint64_t{0}) < b.value("trial_id", std::uint64_t{0});
+  });
+  return trials;
+}
+
+nlohmann::json Store::find_trial(std::uint64_t trial_id) const {
+  for (nlohmann::json& j : read_lines(root_ / "trials.jsonl")) {
+    if (j.is_object() && j.value("trial_id", std::uint64_t{0}) == trial_id &&
+        j.contains("experiment_id") && j.contains("request_id"))
+      return std::move(j);
+  }
+  throw StoreError("trial " + std::to_string(trial_id) + " not found in " + root_.string());
 }
 
 void Store::forget_trials(std::uint64_t experiment) const {

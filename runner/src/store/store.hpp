@@ -9,6 +9,7 @@
 //   ROOT/experiments/ID/experiment.log    a detached runner's output
 //   ROOT/experiments/ID/store.lock        held (an OFD lock) by the process running it
 //   ROOT/experiments/ID/kill_requested    `kill` was asked for: the end is CANCELED
+//   ROOT/store.json                       {"format_version": 1} (docs/store.md: the format, once)
 //   ROOT/trials.jsonl                     global trial ids {trial_id, experiment_id, request_id,
 //   index}
 //
@@ -63,6 +64,11 @@ class RunLock {
 
 class Store {
  public:
+  /// The on-disk format this code reads and writes (docs/store.md), recorded in ROOT/store.json.
+  static constexpr std::uint64_t kFormatVersion = 1;
+
+  /// Opens (creating it if need be) the store at `root`; throws StoreError if its
+  /// format_version is newer than kFormatVersion, or its store.json is damaged.
   explicit Store(std::filesystem::path root);
 
   [[nodiscard]] const std::filesystem::path& root() const { return root_; }
@@ -90,12 +96,20 @@ class Store {
   /// gives its trials the same ids.
   [[nodiscard]] std::uint64_t trial_id(std::uint64_t experiment, const std::string& request_id,
                                        std::uint32_t index);
+  /// Every trial of the experiment in the trial index, in id order: {"trial_id",
+  /// "experiment_id", "request_id", "index"} as recorded.
+  [[nodiscard]] std::vector<nlohmann::json> trials_of(std::uint64_t experiment) const;
+  /// The trial index's entry of global trial id `trial_id`; throws StoreError "trial N not found
+  /// in ROOT" if there is none.
+  [[nodiscard]] nlohmann::json find_trial(std::uint64_t trial_id) const;
   /// Every trial id of the experiment, by request id.
   [[nodiscard]] std::map<std::string, std::uint64_t> trial_ids(std::uint64_t experiment) const;
   /// Removes the experiment's trials from trials.jsonl.
   void forget_trials(std::uint64_t experiment) const;
 
  private:
+  void check_format() const;
+
   std::filesystem::path root_;
   std::map<std::pair<std::uint64_t, std::string>, std::uint64_t>
       trial_ids_;  // cache of trials.jsonl

@@ -9,7 +9,10 @@
 #include <iostream>
 #include <memory>
 
+#include "hpsearch/runner/trial_environment.hpp"
+
 namespace hpsearch::store {
+namespace env = trial_environment;
 namespace {
 
 // Under the lock: ACTIVE with this process's pid, the run, then its end.
@@ -39,7 +42,7 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
       registry.registered_checkpoints.insert(v.checkpoint_uuid);
     return registry;
   };
-  options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
+  options.trial_environment[env::kExperimentId] = std::to_string(id);
   options.continue_command = "searcher-run activate " + std::to_string(id);
   const int code = body(options, out, err);
   (void)store.record_end(id, code);
