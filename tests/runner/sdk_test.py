@@ -474,6 +474,12 @@ def hostile():
     # The real checkpoint is still found by its id.
     best = exp.top_checkpoint()
     check(client.get_checkpoint(best.uuid).uuid == best.uuid, "a checkpoint id is found")
+    shown = json.loads(cli("checkpoint", best.uuid, "--json").stdout)
+    check(shown == {"uuid": best.uuid, "experiment_id": 1, "storage": str(storage),
+                    "directory": str(storage / best.uuid)}, f"searcher-run checkpoint --json: {shown}")
+    for name in ("..", "a/b", "/etc"):
+        check("is not a checkpoint id" in cli("checkpoint", name, "--delete", expect=2).stderr,
+              f"searcher-run checkpoint refuses {name!r}")
 
     # download() into a directory that has files: every file of the checkpoint is copied over
     # them (Determined's shared_fs download overwrites), never metadata.json alone.

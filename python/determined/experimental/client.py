@@ -223,21 +223,13 @@ def _checkpoint_storage(experiment_id: int) -> pathlib.Path:
     return pathlib.Path(recorded) if recorded else run / "checkpoints"
 
 
-def _check_checkpoint_id(uuid: Any) -> None:
-    """A checkpoint is named by its id: a plain name as the runner accepts it from a trial (the
-    core API makes a UUID), never a path, so that nothing outside the checkpoint storage is ever
-    named by one."""
-    if (not isinstance(uuid, str) or not uuid or len(uuid) > 255 or uuid.startswith(".")
-            or any(c in uuid for c in "/\\\0")):
+def _checkpoint_arg(uuid: Any) -> str:
+    """A checkpoint id as searcher-run's argument (which checks its form again: a plain name,
+    never a path); a non-string or one that would read as an option never reaches it."""
+    if not isinstance(uuid, str) or not uuid or uuid.startswith(("-", ".")):
         raise APIException(f"{uuid!r} is not a checkpoint id: expected the plain name the trial reported "
                            "(a UUID), not a path")
-
-
-def _is_stored_checkpoint(storage: pathlib.Path, uuid: str) -> bool:
-    """Whether ``storage`` holds checkpoint ``uuid``: a directory of its own (not a link) with the
-    metadata.json the trial writes before reporting it."""
-    directory = storage / uuid
-    return directory.is_dir() and not directory.is_symlink() and (directory / "metadata.json").is_file()
+    return uuid
 
 
 def _trial_entry(trial_id: int) -> Dict[str, Any]:
@@ -349,23 +341,9 @@ class Checkpoint:
     def delete(self) -> None:
         """Deletes the checkpoint's files; refused while its experiment runs (the runner may be
         about to relaunch a trial from it)."""
-        experiment = _describe(self.training.experiment_id)
-        if experiment["alive"]:
-            raise APIException(f"checkpoint {self.uuid}: experiment {self.training.experiment_id} is "
-                               f"{experiment['state']}; pause or kill it before deleting its checkpoints")
-        with _Registry() as registry:  # no version is registered meanwhile
-            for model in registry.all():
-                for version in model.get("versions", []):
-                    if version.get("checkpoint_uuid") == self.uuid:
-                        raise APIException(f"checkpoint {self.uuid} is version {version['version']} of model "
-                                           f"{model['name']!r} in the model registry and cannot be deleted; "
-                                           "delete the model first")
-            # Only a checkpoint's own directory, directly in its experiment's checkpoint storage.
-            _check_checkpoint_id(self.uuid)
-            storage = _checkpoint_storage(self.training.experiment_id)
-            if self._directory != storage / self.uuid or not _is_stored_checkpoint(storage, self.uuid):
-                raise APIException(f"checkpoint {self.uuid} is not in the checkpoint storage {storage}")
-            shutil.rmtree(self._directory, ignore_errors=True)
+        # searcher-run checks, under the registry's lock, that no model version is this checkpoint,
+        # and deletes only a checkpoint's own directory in a checkpoint storage.
+        _call("checkpoint", _checkpoint_arg(self.uuid), "--delete")
 
     def load(self, path: Optional[str] = None, tags: Optional[List[str]] = None, **kwargs: Any) -> Any:
         raise NotImplementedError("Checkpoint.load() loads PyTorchTrial/TensorFlow checkpoints, which hpsearch "
@@ -852,24 +830,18 @@ class Determined:
         """A checkpoint by its uuid, in any experiment of the store (wherever its checkpoint
         storage is). Only an id is accepted, never a path: a malformed one raises APIException
         (Determined's master refuses it too), an unknown one NotFoundException."""
-        _check_checkpoint_id(uuid)
-        experiments = _root() / "experiments"
-        ids = sorted(int(d.name) for d in experiments.iterdir() if d.name.isdigit()) if experiments.is_dir() else []
-        holders = [i for i in ids if _is_stored_checkpoint(_checkpoint_storage(i), uuid)]
-        for experiment_id in holders:
-            try:
-                experiment = _describe(experiment_id)
-            except NotFoundException:
-                continue  # deleted meanwhile
-            for trial in (experiment.get("experiment") or {}).get("trials", []):
-                for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
-                    if c.uuid == uuid:
-                        return c
-        if holders:
-            # Stored, not yet in its runner's report (experiment.json lags by a snapshot); with a
-            # storage shared by several experiments, the first that holds it.
-            return Checkpoint(uuid, holders[0])
-        raise NotFoundException(f"checkpoint {uuid} not found in {_root()}")
+        # searcher-run finds it in the store (the first experiment whose storage holds it).
+        experiment_id = json.loads(_call("checkpoint", _checkpoint_arg(uuid), "--json"))["experiment_id"]
+        try:
+            experiment = _describe(experiment_id)
+        except NotFoundException:
+            raise NotFoundException(f"checkpoint {uuid} not found in {_root()}") from None  # deleted meanwhile
+        for trial in (experiment.get("experiment") or {}).get("trials", []):
+            for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
+                if c.uuid == uuid:
+                    return c
+        # Stored, not yet in its runner's report (experiment.json lags by a snapshot).
+        return Checkpoint(uuid, experiment_id)
 
     def create_model(self, name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,
                      labels: Optional[List[str]] = None) -> Model:

@@ -26,7 +26,8 @@ const std::vector<const Command*>& commands() {
                                                &store::activate_command(),
                                                &store::kill_command(),
                                                &store::delete_command(),
-                                               &store::trial_command()};
+                                               &store::trial_command(),
+                                               &store::checkpoint_command()};
   return all;
 }
 

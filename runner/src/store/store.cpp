@@ -422,6 +422,39 @@ std::map<std::string, std::uint64_t> Store::trial_ids(std::uint64_t experiment) 
   return ids;
 }
 
+void check_checkpoint_id(const std::string& uuid) {
+  if (uuid.empty() || uuid.size() > 255 || uuid.front() == '.' || uuid.front() == '-' ||
+      uuid.find_first_of(std::string("/\\\0", 3)) != std::string::npos) {
+    throw StoreError("'" + uuid +
+                     "' is not a checkpoint id: expected the plain name the trial reported (a "
+                     "UUID), not a path");
+  }
+}
+
+fs::path Store::checkpoint_storage(std::uint64_t id) const {
+  const fs::path run = directory(id) / "run";
+  std::ifstream in(run / "run.json");
+  const nlohmann::json recorded = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (recorded.is_object() && recorded.contains("checkpoint_storage") &&
+      recorded["checkpoint_storage"].is_string() &&
+      !recorded["checkpoint_storage"].get<std::string>().empty())
+    return recorded["checkpoint_storage"].get<std::string>();
+  return run / "checkpoints";
+}
+
+StoredCheckpoint Store::find_checkpoint(const std::string& uuid) const {
+  check_checkpoint_id(uuid);
+  for (const std::uint64_t id : ids()) {
+    const fs::path storage = checkpoint_storage(id);
+    const fs::path dir = storage / uuid;
+    std::error_code error;
+    if (fs::is_directory(fs::symlink_status(dir, error)) &&
+        fs::is_regular_file(dir / "metadata.json", error))
+      return StoredCheckpoint{uuid, id, storage, dir};
+  }
+  throw StoreError("checkpoint " + uuid + " not found in " + root_.string());
+}
+
 std::vector<nlohmann::json> Store::trials_of(std::uint64_t experiment) const {
   std::vector<nlohmann::json> trials;
   for (nlohmann::json& j : read_lines(root_ / "trials.jsonl")) {

@@ -62,6 +62,18 @@ class RunLock {
   int fd_;
 };
 
+/// A checkpoint found in an experiment's checkpoint storage.
+struct StoredCheckpoint {
+  std::string uuid;
+  std::uint64_t experiment_id = 0;
+  std::filesystem::path storage;    ///< the experiment's checkpoint storage
+  std::filesystem::path directory;  ///< storage / uuid
+};
+
+/// A checkpoint id as a trial reports it: a plain name (no '/', '\\' or NUL, not starting with
+/// '.' or '-', at most 255 bytes), never a path; anything else is a StoreError naming it.
+void check_checkpoint_id(const std::string& uuid);
+
 class Store {
  public:
   /// The on-disk format this code reads and writes (docs/store.md), recorded in ROOT/store.json.
@@ -96,6 +108,13 @@ class Store {
   /// gives its trials the same ids.
   [[nodiscard]] std::uint64_t trial_id(std::uint64_t experiment, const std::string& request_id,
                                        std::uint32_t index);
+  /// Where experiment `id`'s checkpoints are stored: run.json's checkpoint_storage (the config's
+  /// shared_fs storage), else its run/checkpoints.
+  [[nodiscard]] std::filesystem::path checkpoint_storage(std::uint64_t id) const;
+  /// Checkpoint `uuid` (check_checkpoint_id's form) in the first experiment, by id, whose
+  /// checkpoint storage holds it: a directory of its own (not a link) with its metadata.json.
+  /// Throws StoreError "checkpoint UUID not found in ROOT" if none does.
+  [[nodiscard]] StoredCheckpoint find_checkpoint(const std::string& uuid) const;
   /// Every trial of the experiment in the trial index, in id order: {"trial_id",
   /// "experiment_id", "request_id", "index"} as recorded.
   [[nodiscard]] std::vector<nlohmann::json> trials_of(std::uint64_t experiment) const;
