@@ -1,7 +1,8 @@
 """The Python SDK (determined.experimental.client) against real experiments of a temporary store:
 every member, the lifecycle commands, and the errors a user sees.
 
-    sdk_test.py SEARCHER_RUN SOURCE_DIR CASE   (CASE: lifecycle, registry, pause, kill, sigkill, errors, config)
+    sdk_test.py SEARCHER_RUN SOURCE_DIR CASE   (CASE: lifecycle, registry, pause, kill, sigkill, errors, config,
+                                                hostile)
 
 The trial (tests/runner/trials/sdk_trial.py) has loss (x - 3)^2 + 10/steps on a grid of x, so the
 best trial and checkpoint are known beforehand. Waits poll with generous deadlines: the machine
@@ -442,6 +443,146 @@ def errors():
     wait(failed, "ERROR")
 
 
+def hostile():
+    # A checkpoint is named by its id, never by a path: nothing outside the checkpoint storage is
+    # reachable through get_checkpoint() (issue 25).
+    exp = client.create_experiment(config(xs=(3,)), str(model_dir))
+    wait(exp, "COMPLETED")
+    run_dir = pathlib.Path(exp.describe()["run_dir"])
+    before = sorted(p.relative_to(run_dir) for p in run_dir.rglob("*"))
+    outside = home / "outside"
+    outside.mkdir()
+    (outside / "metadata.json").write_text("{}")
+    (outside / "precious.txt").write_text("keep me")
+    storage = run_dir / "checkpoints"
+    (storage / "link").symlink_to(outside)  # a link in storage is not a checkpoint either
+    for name in ("..", ".", "", "experiments", str(outside), "../../..", "a/../..", "link", "x\\y"):
+        raises(client.APIException, "", lambda: client.get_checkpoint(name).delete())
+    for value in (None, 7, ["x"]):
+        raises(client.APIException, "is not a checkpoint id", lambda: client.get_checkpoint(value))
+    raises(client.APIException, "is not a checkpoint id", lambda: client.get_checkpoint(".."))
+    raises(client.APIException, "is not a checkpoint id", lambda: client.get_checkpoint(str(outside)))
+    raises(client.NotFoundException, "checkpoint experiments not found", lambda: client.get_checkpoint("experiments"))
+    raises(client.NotFoundException, "checkpoint link not found", lambda: client.get_checkpoint("link"))
+    (storage / "link").unlink()
+    check((outside / "precious.txt").read_text() == "keep me", "the directory outside the store is untouched")
+    after = sorted(p.relative_to(run_dir) for p in run_dir.rglob("*"))
+    check(after == before, f"the experiment's run directory is untouched: {before} -> {after}")
+    check(len(exp.get_trials()) == 1 and exp.state == client.ExperimentState.COMPLETED, "the experiment is intact")
+    listed = json.loads(cli("ls", "--json").stdout)
+    check([(e["id"], e["state"], e["trials"]) for e in listed] == [(1, "COMPLETED", 1)], listed)
+    # The real checkpoint is still found by its id.
+    best = exp.top_checkpoint()
+    check(client.get_checkpoint(best.uuid).uuid == best.uuid, "a checkpoint id is found")
+    shown = json.loads(cli("checkpoint", best.uuid, "--json").stdout)
+    check(shown == {"uuid": best.uuid, "experiment_id": 1, "storage": str(storage),
+                    "directory": str(storage / best.uuid)}, f"searcher-run checkpoint --json: {shown}")
+    for name in ("..", "a/b", "/etc"):
+        check("is not a checkpoint id" in cli("checkpoint", name, "--delete", expect=2).stderr,
+              f"searcher-run checkpoint refuses {name!r}")
+
+    # download() into a directory that has files: every file of the checkpoint is copied over
+    # them (Determined's shared_fs download overwrites), never metadata.json alone.
+    target = home / "not-empty"
+    (target / "sub").mkdir(parents=True)
+    (target / "model.json").write_text('{"stale": true}')
+    (target / "other.txt").write_text("mine")
+    check(best.download(str(target)) == str(target), "download returns the path")
+    check(json.loads((target / "model.json").read_text()) == {"x": 3, "steps": 4},
+          f"the checkpoint's model.json replaced the stale one: {(target / 'model.json').read_text()}")
+    check(json.loads((target / "metadata.json").read_text())["steps_completed"] == 4, "metadata.json")
+    check((target / "other.txt").read_text() == "mine", "a file of the caller's that the checkpoint lacks is kept")
+    stored = sorted(p.name for p in (storage / best.uuid).iterdir())
+    check(all((target / name).is_file() for name in stored), f"every stored file was copied: {stored}")
+    a_file = home / "a-file"
+    a_file.write_text("x")
+    raises(client.APIException, "is not a directory", lambda: best.download(str(a_file)))
+
+    # An id that is not a positive integer never reaches searcher-run's command line (as an option).
+    raises(client.NotFoundException, "experiment -1 not found", lambda: client.get_experiment(-1))
+    raises(client.NotFoundException, "experiment 0 not found", lambda: client.get_experiment(0))
+    for bad in ("-1", "--help", "1 2", None, 1.5):
+        raises(client.APIException, "is not an experiment id", lambda: client.get_experiment(bad))
+    check(client.get_experiment("1").id == 1, "an id given as digits is still accepted")
+
+    # The store is its user's alone: root 0700 (an older, open store is closed on first use),
+    # files 0600, the trials' channel socket 0600 (connecting needs write permission).
+    store = home / "store"
+    check(store.stat().st_mode & 0o777 == 0o700, f"the store root is 0700: {oct(store.stat().st_mode)}")
+    check((store / "trials.jsonl").stat().st_mode & 0o077 == 0, "trials.jsonl is its owner's only")
+    store.chmod(0o755)
+    cli("ls")
+    check(store.stat().st_mode & 0o777 == 0o700, f"an open store is closed: {oct(store.stat().st_mode)}")
+
+    # A torn last line of trials.jsonl (a crash mid-append) is ended before the next line: the
+    # next experiment's trials keep their ids. Its name carries terminal escape codes, which
+    # ls and describe show escaped.
+    with open(store / "trials.jsonl", "a") as f:
+        f.write('{"trial_id": 99, "experim')
+    evil = "evil\x1b]0;pwned\x07\x1b[2J\u009b31m"
+    second = client.create_experiment(config(xs=(2, 4), sleep=0.3, length=4, name=evil), str(model_dir))
+    sock = pathlib.Path(second.describe()["run_dir"]) / "channel.sock"
+    poll(sock.exists, "the channel socket")
+    check(sock.stat().st_mode & 0o777 == 0o600, f"the channel socket is 0600: {oct(sock.stat().st_mode)}")
+    wait(second, "COMPLETED")
+    trials = second.get_trials()
+    check(len(trials) == 2 and len({t.id for t in trials}) == 2, f"both trials have their ids: {trials}")
+    lines = (store / "trials.jsonl").read_text().splitlines()
+    check(lines[-3] == '{"trial_id": 99, "experim' and all(json.loads(x)["experiment_id"] == 2 for x in lines[-2:]),
+          f"the torn line is kept apart, each new trial on a line of its own: {lines}")
+    for args in (("ls",), ("describe", "2")):
+        shown = cli(*args).stdout
+        check("\x1b" not in shown and "\x07" not in shown and "\u009b" not in shown,
+              f"searcher-run {args[0]} prints no control character: {shown!r}")
+        check("evil\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m" in shown, f"the name is shown escaped: {shown!r}")
+    check(second.describe()["name"] == evil, "--json keeps the name as it is")
+    # The trial index is read through searcher-run (trial ID --json, describe's trial_index),
+    # equal to what trials.jsonl records.
+    recorded = {e["trial_id"]: e for e in map(json.loads, lines[-2:])}
+    for t in trials:
+        check(json.loads(cli("trial", t.id, "--json").stdout) == recorded[t.id], f"searcher-run trial {t.id}")
+    check(second.describe()["trial_index"] == [recorded[i] for i in sorted(recorded)], "describe's trial_index")
+    check("not a trial id" in cli("trial", "x", expect=2).stderr, "a bad trial id is named")
+    raises(client.NotFoundException, "trial -1 not found", lambda: client.get_trial(-1))
+    raises(client.APIException, "is not a trial id", lambda: client.get_trial("--help"))
+
+    # A damaged record (cut short) is said to be damaged, not read as a state.
+    state_json = store / "experiments" / "1" / "state.json"
+    whole = state_json.read_text()
+    state_json.write_text(whole[:len(whole) // 2])
+    described = client.get_experiment(1).describe()
+    check(described["damaged"] == ["state.json"] and "damaged" in described["reason"]
+          and "never started" not in described["reason"], described)
+    check("DAMAGED: state.json" in cli("describe", "1").stdout, cli("describe", "1").stdout)
+    state_json.write_text(whole)
+    experiment_json = pathlib.Path(second.describe()["run_dir"]) / "experiment.json"
+    whole = experiment_json.read_text()
+    experiment_json.write_text(whole[:len(whole) // 2])
+    listed = {e["id"]: e for e in json.loads(cli("ls", "--json").stdout)}
+    check(listed[2]["damaged"] == ["run/experiment.json"] and listed[2]["trials"] is None
+          and listed[1]["damaged"] == [] and listed[1]["trials"] == 1, listed)
+    row = [line for line in cli("ls").stdout.splitlines() if line.startswith("2 ")]
+    check(row and "COMPLETED (DAMAGED)" in row[0] and " 0 " not in row[0], f"ls says it is damaged: {row}")
+    check("DAMAGED: run/experiment.json" in cli("describe", "2").stdout, "describe names the damaged file")
+    experiment_json.write_text(whole)
+    check(client.get_experiment(2).describe()["damaged"] == [], "a repaired record reads again")
+
+    # The store's format_version (docs/store.md): stamped, a newer one refused, a missing one
+    # (a store from before the field) stamped again.
+    stamp = store / "store.json"
+    check(json.loads(stamp.read_text()) == {"format_version": 1}, stamp.read_text())
+    stamp.write_text('{"format_version": 2}\n')
+    message = cli("ls", expect=2).stderr
+    check("has format_version 2" in message and "reads format_version 1" in message and str(stamp) in message,
+          message)
+    raises(client.APIException, "has format_version 2", lambda: client.get_experiment(1))
+    stamp.write_text('{"format_v')
+    check("is damaged" in cli("ls", expect=2).stderr, "a damaged store.json is refused")
+    stamp.unlink()
+    check([e["id"] for e in json.loads(cli("ls", "--json").stdout)] == [1, 2], "a store without store.json is read")
+    check(json.loads(stamp.read_text()) == {"format_version": 1}, "and stamped")
+
+
 def config_case():
     # The experiment seed: one is chosen at creation when the config has none (as Determined's
     # master does), recorded, and reproduces the experiment when given back.
@@ -521,7 +662,7 @@ def config_case():
 
 
 {"lifecycle": lifecycle, "registry": registry, "pause": pause, "kill": kill, "sigkill": sigkill,
- "errors": errors, "config": config_case}[case]()
+ "errors": errors, "config": config_case, "hostile": hostile}[case]()
 # Only what the test made is cleaned up; any runner left would hold its store (ended above).
 shutil.rmtree(home, ignore_errors=True)
 print(f"sdk_test {case}: ok")

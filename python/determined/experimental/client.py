@@ -8,10 +8,11 @@ The reference workflow runs unchanged::
     path = exp.top_checkpoint().download()
 
 Experiments live in the store ``$HPSEARCH_HOME`` (default
-``${XDG_DATA_HOME:-~/.local/share}/hpsearch``). Everything that changes an experiment goes
-through ``searcher-run`` (create, pause, activate, kill, delete), which owns the store; queries
-read ``searcher-run describe --json`` and the files the runner writes (metrics.jsonl,
-checkpoints, output.log). The model registry is kept in ``ROOT/models/``. Standard library only.
+``${XDG_DATA_HOME:-~/.local/share}/hpsearch``; its format: docs/store.md). Everything that
+changes an experiment goes through ``searcher-run`` (create, pause, activate, kill, delete),
+which owns the store; queries read ``searcher-run describe --json`` and ``searcher-run trial
+--json`` (the trial index) and the files the runner writes (metrics.jsonl, checkpoints,
+output.log). The model registry is kept in ``ROOT/models/``. Standard library only.
 
 ``searcher-run`` is found in ``$HPSEARCH_SEARCHER_RUN``, else on ``PATH``, else in the source
 tree's ``build/release``. See docs/sdk.md for what is supported.
@@ -177,8 +178,25 @@ def _call(*args: str) -> str:
     return done.stdout
 
 
+def _id_arg(value: Any, kind: str = "experiment") -> str:
+    """An experiment or trial id as searcher-run's argument. Only a positive integer: anything else
+    could reach its command line as an option (``-1``) or as something else than an id."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    article = "an" if kind[0] in "aeiou" else "a"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise APIException(f"{value!r} is not {article} {kind} id (a positive integer)")
+    if value <= 0:
+        raise NotFoundException(f"{kind} {value} not found in {_root()}: {article} {kind} id is a positive integer")
+    return str(value)
+
+
+def _experiment_arg(experiment_id: Any) -> str:
+    return _id_arg(experiment_id, "experiment")
+
+
 def _describe(experiment_id: int) -> Dict[str, Any]:
-    return json.loads(_call("describe", str(experiment_id), "--json"))
+    return json.loads(_call("describe", _experiment_arg(experiment_id), "--json"))
 
 
 def _read_jsonl(path: pathlib.Path) -> Iterator[Dict[str, Any]]:
@@ -205,11 +223,18 @@ def _checkpoint_storage(experiment_id: int) -> pathlib.Path:
     return pathlib.Path(recorded) if recorded else run / "checkpoints"
 
 
+def _checkpoint_arg(uuid: Any) -> str:
+    """A checkpoint id as searcher-run's argument (which checks its form again: a plain name,
+    never a path); a non-string or one that would read as an option never reaches it."""
+    if not isinstance(uuid, str) or not uuid or uuid.startswith(("-", ".")):
+        raise APIException(f"{uuid!r} is not a checkpoint id: expected the plain name the trial reported "
+                           "(a UUID), not a path")
+    return uuid
+
+
 def _trial_entry(trial_id: int) -> Dict[str, Any]:
-    for entry in _read_jsonl(_root() / "trials.jsonl"):
-        if entry.get("trial_id") == trial_id:
-            return entry
-    raise NotFoundException(f"trial {trial_id} not found in {_root()}")
+    """The store's trial index entry of a global trial id (``searcher-run trial ID --json``)."""
+    return json.loads(_call("trial", _id_arg(trial_id, "trial"), "--json"))
 
 
 def _number(value: Any) -> Optional[float]:
@@ -281,12 +306,15 @@ class Checkpoint:
             raise NotFoundException(f"checkpoint {self.uuid} was deleted")
 
     def download(self, path: Optional[str] = None, mode: DownloadMode = DownloadMode.AUTO) -> str:
-        """Copies the checkpoint to ``path`` (default ``checkpoints/UUID`` under the current
-        directory) with its ``metadata.json``; returns the path."""
+        """Copies every file of the checkpoint to ``path`` (default ``checkpoints/UUID`` under the
+        current directory) with its ``metadata.json``; returns the path. Into an existing
+        directory the checkpoint's files overwrite those of the same name, as Determined's
+        shared_fs download does (other files there stay)."""
         self._require()
         target = pathlib.Path(path) if path is not None else pathlib.Path("checkpoints") / self.uuid
-        if not target.exists():
-            shutil.copytree(self._directory, target)
+        if target.exists() and not target.is_dir():
+            raise APIException(f"download(): {target} exists and is not a directory")
+        shutil.copytree(self._directory, target, dirs_exist_ok=True)
         self.write_metadata_file(str(target / "metadata.json"))
         return str(target)
 
@@ -313,18 +341,9 @@ class Checkpoint:
     def delete(self) -> None:
         """Deletes the checkpoint's files; refused while its experiment runs (the runner may be
         about to relaunch a trial from it)."""
-        experiment = _describe(self.training.experiment_id)
-        if experiment["alive"]:
-            raise APIException(f"checkpoint {self.uuid}: experiment {self.training.experiment_id} is "
-                               f"{experiment['state']}; pause or kill it before deleting its checkpoints")
-        with _Registry() as registry:  # no version is registered meanwhile
-            for model in registry.all():
-                for version in model.get("versions", []):
-                    if version.get("checkpoint_uuid") == self.uuid:
-                        raise APIException(f"checkpoint {self.uuid} is version {version['version']} of model "
-                                           f"{model['name']!r} in the model registry and cannot be deleted; "
-                                           "delete the model first")
-            shutil.rmtree(self._directory, ignore_errors=True)
+        # searcher-run checks, under the registry's lock, that no model version is this checkpoint,
+        # and deletes only a checkpoint's own directory in a checkpoint storage.
+        _call("checkpoint", _checkpoint_arg(self.uuid), "--delete")
 
     def load(self, path: Optional[str] = None, tags: Optional[List[str]] = None, **kwargs: Any) -> Any:
         raise NotImplementedError("Checkpoint.load() loads PyTorchTrial/TensorFlow checkpoints, which hpsearch "
@@ -574,9 +593,7 @@ class ExperimentReference:
 
     def get_trials(self, sort_by: TrialSortBy = TrialSortBy.ID,
                    order_by: TrialOrderBy = TrialOrderBy.ASCENDING) -> List[TrialReference]:
-        _describe(self._id)  # the experiment exists
-        trials = [TrialReference(e["trial_id"], e) for e in _read_jsonl(_root() / "trials.jsonl")
-                  if e.get("experiment_id") == self._id]
+        trials = [TrialReference(e["trial_id"], e) for e in _describe(self._id)["trial_index"]]
         trials.sort(key=lambda t: t.id, reverse=order_by == TrialOrderBy.DESCENDING)
         if sort_by not in (TrialSortBy.ID, TrialSortBy.UNSPECIFIED):
             raise ValueError(f"get_trials(): sorting by {sort_by} is not supported (by ID only)")
@@ -614,16 +631,16 @@ class ExperimentReference:
         return top[0]
 
     def pause(self) -> None:
-        _call("pause", str(self._id))
+        _call("pause", _experiment_arg(self._id))
 
     def activate(self) -> None:
-        _call("activate", str(self._id))
+        _call("activate", _experiment_arg(self._id))
 
     def kill(self) -> None:
-        _call("kill", str(self._id))
+        _call("kill", _experiment_arg(self._id))
 
     def delete(self) -> None:
-        _call("delete", str(self._id))
+        _call("delete", _experiment_arg(self._id))
 
 
 # ---- the model registry (ROOT/models/ID.json) ----------------------------------------------------------
@@ -811,24 +828,20 @@ class Determined:
 
     def get_checkpoint(self, uuid: str) -> Checkpoint:
         """A checkpoint by its uuid, in any experiment of the store (wherever its checkpoint
-        storage is)."""
-        experiments = _root() / "experiments"
-        ids = sorted(int(d.name) for d in experiments.iterdir() if d.name.isdigit()) if experiments.is_dir() else []
-        holders = [i for i in ids if (_checkpoint_storage(i) / uuid).is_dir()]
-        for experiment_id in holders:
-            try:
-                experiment = _describe(experiment_id)
-            except NotFoundException:
-                continue  # deleted meanwhile
-            for trial in (experiment.get("experiment") or {}).get("trials", []):
-                for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
-                    if c.uuid == uuid:
-                        return c
-        if holders:
-            # Stored, not yet in its runner's report (experiment.json lags by a snapshot); with a
-            # storage shared by several experiments, the first that holds it.
-            return Checkpoint(uuid, holders[0])
-        raise NotFoundException(f"checkpoint {uuid} not found in {_root()}")
+        storage is). Only an id is accepted, never a path: a malformed one raises APIException
+        (Determined's master refuses it too), an unknown one NotFoundException."""
+        # searcher-run finds it in the store (the first experiment whose storage holds it).
+        experiment_id = json.loads(_call("checkpoint", _checkpoint_arg(uuid), "--json"))["experiment_id"]
+        try:
+            experiment = _describe(experiment_id)
+        except NotFoundException:
+            raise NotFoundException(f"checkpoint {uuid} not found in {_root()}") from None  # deleted meanwhile
+        for trial in (experiment.get("experiment") or {}).get("trials", []):
+            for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
+                if c.uuid == uuid:
+                    return c
+        # Stored, not yet in its runner's report (experiment.json lags by a snapshot).
+        return Checkpoint(uuid, experiment_id)
 
     def create_model(self, name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,
                      labels: Optional[List[str]] = None) -> Model:

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -40,8 +41,11 @@ TrialChannel::TrialChannel(const std::filesystem::path& path) {
     length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
     address_ = "unix:@" + name;
   }
+  // The socket file only for its owner (connecting needs write permission), set before listen
+  // so no other local user can connect at all (issue 25; the abstract name has no permissions:
+  // there the hello's token is the guard).
   if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), length) != 0 ||
-      ::listen(fd_, 128) != 0) {
+      (!file_.empty() && ::chmod(file_.c_str(), 0600) != 0) || ::listen(fd_, 128) != 0) {
     const std::string error = std::strerror(errno);
     ::close(fd_);
     throw std::runtime_error("cannot listen on " + address_ + ": " + error);

@@ -11,6 +11,7 @@
 #include "commands/cli_args.hpp"
 #include "commands/store_commands.hpp"
 #include "hpsearch/config/command_line.hpp"
+#include "hpsearch/runner/trial_environment.hpp"
 
 namespace hpsearch {
 namespace runner_cli {
@@ -24,7 +25,9 @@ const std::vector<const Command*>& commands() {
                                                &store::pause_command(),
                                                &store::activate_command(),
                                                &store::kill_command(),
-                                               &store::delete_command()};
+                                               &store::delete_command(),
+                                               &store::trial_command(),
+                                               &store::checkpoint_command()};
   return all;
 }
 
@@ -55,6 +58,8 @@ std::string main_help() {
          command_list(runs) +
          cli::columns({{"searcher-run help [COMMAND]",
                         "this text, or a command's options (also: COMMAND --help)"},
+                       {"searcher-run help environment",
+                        "the HPSEARCH_* variables a trial is given (a Markdown table)"},
                        {"searcher-run --version", ""}},
                       kSynopsisWidth, kSynopsisWidth) +
          "\n"
@@ -126,10 +131,14 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
         out << main_help();
         return cli::kExitOk;
       }
+      if (rest.size() == 1 && rest.front() == "environment") {
+        out << trial_environment::markdown_table();
+        return cli::kExitOk;
+      }
       const Command* command = find_command(rest.front());
       if (command == nullptr || rest.size() > 1) {
-        throw UsageError("help takes one command name (commands: " + command_names() + "), got '" +
-                         rest.back() + "'");
+        throw UsageError("help takes one command name (commands: " + command_names() +
+                         ") or 'environment', got '" + rest.back() + "'");
       }
       out << command->help();
       return cli::kExitOk;

@@ -42,11 +42,19 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
   } catch (const std::exception& e) {
     j["config_error"] = e.what();
   }
+  nlohmann::json damaged = nlohmann::json::array();
+  for (const std::string& file : status.damaged) damaged.push_back(file);
   nlohmann::json experiment = nullptr;
   if (std::ifstream in(dir / "run" / "experiment.json"); in) {
     experiment = parse_json_or_discarded(in);
-    if (experiment.is_discarded()) experiment = nullptr;
+    // The runner writes it atomically: one that does not parse was damaged afterwards, and
+    // "no trial yet" would be a wrong answer.
+    if (experiment.is_discarded() || !experiment.is_object()) {
+      experiment = nullptr;
+      damaged.push_back("run/experiment.json");
+    }
   }
+  j["damaged"] = std::move(damaged);
   if (experiment.is_object() && experiment.contains("trials")) {
     const std::map<std::string, std::uint64_t> ids = store.trial_ids(id);
     const auto id_of = [&](const nlohmann::json& trial) {
@@ -58,28 +66,55 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
       experiment["best"]["trial_id"] = id_of(experiment["best"]);
   }
   j["experiment"] = std::move(experiment);
+  // The trial index (current; experiment.json lags by a snapshot): what get_trials() lists.
+  j["trial_index"] = store.trials_of(id);
   return j;
 }
 
 std::string text_of(const nlohmann::json& value) {
   if (value.is_null()) return "-";
-  return value.is_string() ? value.get<std::string>() : json_line(value);
+  return value.is_string() ? printable(value.get<std::string>()) : json_line(value);
+}
+
+std::string printable(const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {  // U+0080..U+009F in UTF-8
+      const auto code = static_cast<unsigned char>(text[++i]);
+      out += "\\u00";
+      out += kHex[code >> 4];
+      out += kHex[code & 15];
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 namespace {
 
 void print_human(const nlohmann::json& j, std::ostream& out) {
-  out << "experiment " << j["id"]
-      << (j["name"].is_string() ? " (" + j["name"].get<std::string>() + ")" : "") << ": "
-      << j["state"].get<std::string>();
+  out << "experiment " << j["id"] << (j["name"].is_string() ? " (" + text_of(j["name"]) + ")" : "")
+      << ": " << j["state"].get<std::string>();
   if (!j["exit_code"].is_null()) out << " (exit code " << j["exit_code"] << ")";
   out << '\n';
-  if (!j["reason"].get<std::string>().empty())
-    out << "  " << j["reason"].get<std::string>() << '\n';
+  if (!j["reason"].get<std::string>().empty()) out << "  " << text_of(j["reason"]) << '\n';
+  for (const nlohmann::json& file : j["damaged"]) {
+    out << "  DAMAGED: " << text_of(file)
+        << " does not parse (cut short or overwritten); what it recorded is not shown\n";
+  }
   out << "  started " << text_of(j["started"]) << ", ended " << text_of(j["ended"])
       << ", experiment seed " << text_of(j["seed"]) << '\n'
-      << "  directory " << j["directory"].get<std::string>()
-      << " (log: experiment.log, runner: run/)\n";
+      << "  directory " << text_of(j["directory"]) << " (log: experiment.log, runner: run/)\n";
   const nlohmann::json& e = j["experiment"];
   if (!e.is_object()) {
     out << "  no trial yet\n";
@@ -100,11 +135,11 @@ void print_human(const nlohmann::json& j, std::ostream& out) {
     const nlohmann::json& validations = t["validations"];
     const nlohmann::json& checkpoint = t["checkpoint"];
     out << "  " << std::left << std::setw(8) << text_of(t["trial_id"]) << "  " << std::setw(5)
-        << t["trial"].dump() << "  " << std::setw(15) << t["outcome"].get<std::string>() << "  "
+        << t["trial"].dump() << "  " << std::setw(15) << text_of(t["outcome"]) << "  "
         << std::setw(11) << validations.size() << "  " << std::setw(11)
         << (validations.empty() ? "-" : text_of(validations.back()["metric"])) << "  "
         << (checkpoint.is_object()
-                ? checkpoint.value("storage_id", checkpoint.value("path", std::string()))
+                ? printable(checkpoint.value("storage_id", checkpoint.value("path", std::string())))
                 : "-")
         << std::right << '\n';
   }

@@ -30,12 +30,17 @@ int list_experiments(const cli::Args& parsed, std::ostream& out, std::ostream&, 
       j["trials"] = e["trials"].size();
       j["progress"] = e.value("progress", 0.0);
       j["best_metric"] = e.contains("best") ? e["best"]["metric"] : nlohmann::json(nullptr);
+    } else if (!j["damaged"].empty()) {
+      j["trials"] = nullptr;  // unknown: the record of them is damaged (describe says which)
+      j["progress"] = nullptr;
+      j["best_metric"] = nullptr;
     } else {
       j["trials"] = 0;
       j["progress"] = 0.0;
       j["best_metric"] = nullptr;
     }
     j.erase("experiment");
+    j.erase("trial_index");
     all.push_back(std::move(j));
   }
   if (parsed.flag("--json")) {
@@ -45,9 +50,16 @@ int list_experiments(const cli::Args& parsed, std::ostream& out, std::ostream&, 
   out << "ID    STATE              TRIALS  PROGRESS  BEST          STARTED               NAME\n";
   for (const nlohmann::json& j : all) {
     std::ostringstream progress;
-    progress << std::fixed << std::setprecision(1) << 100 * j["progress"].get<double>() << '%';
-    out << std::left << std::setw(4) << j["id"].dump() << "  " << std::setw(17)
-        << j["state"].get<std::string>() << "  " << std::setw(6) << j["trials"].dump() << "  "
+    if (j["progress"].is_number())
+      progress << std::fixed << std::setprecision(1) << 100 * j["progress"].get<double>() << '%';
+    else
+      progress << '?';
+    // A damaged record is said in the state column: "ERROR" or "COMPLETED, 0 trials" would be
+    // a guess.
+    const std::string state =
+        j["state"].get<std::string>() + (j["damaged"].empty() ? "" : " (DAMAGED)");
+    out << std::left << std::setw(4) << j["id"].dump() << "  " << std::setw(17) << state << "  "
+        << std::setw(6) << (j["trials"].is_null() ? "?" : j["trials"].dump()) << "  "
         << std::setw(8) << progress.str() << "  " << std::setw(12) << best(j["best_metric"]) << "  "
         << std::setw(20) << text_of(j["started"]) << "  " << text_of(j["name"]) << std::right
         << '\n';
@@ -61,11 +73,13 @@ const runner_cli::Command& ls_command() {
   static const runner_cli::Command command{
       "ls [--json]", "every experiment: id, state, trials, best metric",
       "Lists every experiment of the store: its id, state, number of trials, progress, best\n"
-      "searcher metric (six significant digits; `describe` has it in full), start time and name.\n",
+      "searcher metric (six significant digits; `describe` has it in full), start time and name.\n"
+      "An experiment whose store record does not parse shows (DAMAGED) after its state and ?\n"
+      "for what the damaged record held (`describe` names the file).\n",
       cli::OptionSet("ls")
           .flag("--json",
                 "print a JSON array: describe --json's fields for each, its trials\n"
-                "summed up in trials, progress and best_metric")
+                "summed up in trials, progress and best_metric (null when damaged)")
           .flag("--help", "this text"),
       list_experiments};
   return command;

@@ -23,6 +23,8 @@ const runner_cli::Command& pause_command();
 const runner_cli::Command& activate_command();
 const runner_cli::Command& kill_command();
 const runner_cli::Command& delete_command();
+const runner_cli::Command& trial_command();
+const runner_cli::Command& checkpoint_command();
 
 /// What `describe --json` prints of experiment `id` (and `ls --json` of each): the store's
 /// record (state, reason, pid, times, paths) and the runner's experiment.json, every trial
@@ -38,7 +40,13 @@ struct StopRequest {
 [[nodiscard]] const cli::OptionSet& stop_option_group();
 [[nodiscard]] StopRequest stop_request(const cli::Args& args);
 
-/// A value in a table: strings as they are, null as "-", anything else as JSON.
+/// A value in a table: strings as they are (control characters escaped), null as "-", anything
+/// else as JSON.
 [[nodiscard]] std::string text_of(const nlohmann::json& value);
+
+/// `text` safe to print to a terminal: control characters (C0, DEL and the C1 range U+0080 to
+/// U+009F, which include ESC and CSI) shown as \xHH or \u00HH; everything else as it is. A name
+/// in a config must not be able to move the cursor, recolour or retitle the user's terminal.
+[[nodiscard]] std::string printable(const std::string& text);
 
 }  // namespace hpsearch::store

@@ -33,6 +33,7 @@
 #include "hpsearch/runner/experiment.hpp"
 #include "hpsearch/runner/supervisor.hpp"
 #include "hpsearch/runner/trial_channel.hpp"
+#include "hpsearch/runner/trial_environment.hpp"
 #include "hpsearch/runner/trial_protocol.hpp"
 #include "hpsearch/searcher/request_id_index.hpp"
 
@@ -264,7 +265,9 @@ class Experiment final : private SupervisorListener {
     return list;
   }
 
-  std::string marker() const { return "HPSEARCH_EXPERIMENT_KEY=" + settings_.key; }
+  std::string marker() const {
+    return std::string(trial_environment::kExperimentKey) + "=" + settings_.key;
+  }
 
   std::string name(std::uint32_t i) const { return report_.trial_name(i, trials_[i]); }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "hpsearch/searcher/bounded_json.hpp"
+#include "hpsearch/runner/trial_environment.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch {
@@ -27,7 +28,7 @@ DiskError file_error(const std::string& what, const std::filesystem::path& path)
 // nothing changes. Returns the errno to fail with, or 0.
 int injected_write_failure() {
   static const std::pair<std::uint64_t, int> plan = [] {
-    const char* text = std::getenv("HPSEARCH_TEST_FAIL_WRITE");
+    const char* text = std::getenv(trial_environment::kTestFailWrite);
     if (text == nullptr || *text == '\0') return std::pair<std::uint64_t, int>{0, 0};
     char* end = nullptr;
     const std::uint64_t n = std::strtoull(text, &end, 10);

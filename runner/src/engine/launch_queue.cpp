@@ -8,9 +8,11 @@
 #include <optional>
 #include <sstream>
 
+#include "hpsearch/runner/trial_environment.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch::runner_detail {
+namespace env = trial_environment;
 
 // The directory of the Python client (`determined`) trials import: the installed copy when
 // this program runs installed (<prefix>/bin/searcher-run, the client under
@@ -181,33 +183,33 @@ std::optional<LaunchSpec> Experiment::prepare_launch(std::uint32_t i) {
   spec.slots = slots_per_trial_;
   spec.marker = marker();
   spec.environment = {
-      {"HPSEARCH_REQUEST_ID", t.id.to_string()},
-      {"HPSEARCH_TRIAL_ID", std::to_string(trial_id(i))},
-      {"HPSEARCH_TRIAL_SEED", std::to_string(t.trial_seed)},
-      {"HPSEARCH_HPARAMS", json_line(t.hparams)},
-      {"HPSEARCH_TRIAL_DIR", dir.string()},
-      {"HPSEARCH_CHECKPOINT_DIR", (dir / "checkpoints").string()},
-      {"HPSEARCH_METRIC", config_.searcher.metric},
-      {"HPSEARCH_SMALLER_IS_BETTER", config_.searcher.smaller_is_better ? "1" : "0"},
-      {"HPSEARCH_MAX_LENGTH", configured_length()},
-      {"HPSEARCH_CMD_FD", "3"},
-      {"HPSEARCH_REPORT_FD", "4"},
-      {"HPSEARCH_EXPERIMENT_KEY", settings_.key},
-      {"HPSEARCH_CHECKPOINT_STORAGE", storage_.string()},
-      {"HPSEARCH_SEARCH_MODE", trains_on_its_own() ? "metrics" : "operations"},
-      {"HPSEARCH_TIME_METRIC", config_.searcher.time_metric},
-      {"HPSEARCH_SEARCHER_MAX_LENGTH", configured_length()},
-      {"HPSEARCH_MAX_LENGTH_UNIT", config_.searcher.max_length.unit},
-      {"HPSEARCH_SLOTS_PER_TRIAL", std::to_string(slots_per_trial_)},
-      {"HPSEARCH_CONFIG_JSON", (directory_ / "config.json").string()},
-      {"HPSEARCH_TRIAL_RUN_ID", std::to_string(trials_[i].launches + 1)},  // counted once started
-      {"HPSEARCH_TRIAL_RESTARTS", std::to_string(t.restarts)},
+      {env::kRequestId, t.id.to_string()},
+      {env::kTrialId, std::to_string(trial_id(i))},
+      {env::kTrialSeed, std::to_string(t.trial_seed)},
+      {env::kHparams, json_line(t.hparams)},
+      {env::kTrialDir, dir.string()},
+      {env::kCheckpointDir, (dir / "checkpoints").string()},
+      {env::kMetric, config_.searcher.metric},
+      {env::kSmallerIsBetter, config_.searcher.smaller_is_better ? "1" : "0"},
+      {env::kMaxLength, configured_length()},
+      {env::kCmdFd, "3"},
+      {env::kReportFd, "4"},
+      {env::kExperimentKey, settings_.key},
+      {env::kCheckpointStorage, storage_.string()},
+      {env::kSearchMode, trains_on_its_own() ? "metrics" : "operations"},
+      {env::kTimeMetric, config_.searcher.time_metric},
+      {env::kSearcherMaxLength, configured_length()},
+      {env::kMaxLengthUnit, config_.searcher.max_length.unit},
+      {env::kSlotsPerTrial, std::to_string(slots_per_trial_)},
+      {env::kConfigJson, (directory_ / "config.json").string()},
+      {env::kTrialRunId, std::to_string(trials_[i].launches + 1)},  // counted once started
+      {env::kTrialRestarts, std::to_string(t.restarts)},
   };
   if (t.checkpoint) {
-    spec.environment["HPSEARCH_LATEST_CHECKPOINT"] = t.checkpoint->path;
-    spec.environment["HPSEARCH_LATEST_CHECKPOINT_LENGTH"] = std::to_string(t.checkpoint->length);
+    spec.environment[env::kLatestCheckpoint] = t.checkpoint->path;
+    spec.environment[env::kLatestCheckpointLength] = std::to_string(t.checkpoint->length);
     if (!t.checkpoint->storage_id.empty())
-      spec.environment["HPSEARCH_LATEST_CHECKPOINT_ID"] = t.checkpoint->storage_id;
+      spec.environment[env::kLatestCheckpointId] = t.checkpoint->storage_id;
   }
   // The config's environment.environment_variables, in order (a later entry wins); the
   // HPSEARCH_* names above are refused by the config check, so these cannot hide them.

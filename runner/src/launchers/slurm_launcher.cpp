@@ -6,6 +6,7 @@
 // latest checkpoint, which a requeued job, started again with its old environment, would not.
 #include "hpsearch/runner/slurm_launcher.hpp"
 
+#include "hpsearch/runner/trial_environment.hpp"
 #include "launchers/launcher_table.hpp"
 
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 extern char** environ;
 
 namespace hpsearch {
+namespace env = trial_environment;
 namespace {
 
 struct ProgramResult {
@@ -355,14 +357,14 @@ class SlurmLauncher final : public Launcher {
                                   "--chdir=" + spec.working_directory.string(),
                                   "--ntasks=1",
                                   "--cpus-per-task=" + std::to_string(spec.slots)};
-    if (const auto it = spec.environment.find("HPSEARCH_TRIAL_ID"); it != spec.environment.end()) {
+    if (const auto it = spec.environment.find(env::kTrialId); it != spec.environment.end()) {
       args.push_back("--job-name=hpsearch-trial-" + it->second);
     }
     if (!spec.marker.empty()) args.push_back("--comment=" + spec.marker);
     for (const std::string& a : common_arguments()) args.push_back(a);
     args.push_back("--wrap=" + spec.command);
     std::map<std::string, std::string> environment = spec.environment;
-    environment.emplace("HPSEARCH_RECONNECT_SECONDS", std::to_string(options_.reconnect_seconds));
+    environment.emplace(env::kReconnectSeconds, std::to_string(options_.reconnect_seconds));
     const ProgramResult r = run_program(args, environment);
     // --parsable prints "ID" or "ID;CLUSTER".
     const std::string id = r.out.substr(0, r.out.find_first_of(";\n"));

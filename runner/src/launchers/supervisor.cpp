@@ -12,8 +12,10 @@
 
 #include "hpsearch/runner/errors.hpp"
 #include "hpsearch/searcher/bounded_json.hpp"
+#include "hpsearch/runner/trial_environment.hpp"
 
 namespace hpsearch {
+namespace env = trial_environment;
 namespace {
 
 constexpr std::size_t kMaxHello = 4096;
@@ -48,8 +50,8 @@ void Supervisor::launch_waiting(
     std::string token;
     if (channel_ != nullptr) {
       token = random_token();
-      spec->environment["HPSEARCH_CHANNEL"] = channel_->address();
-      spec->environment["HPSEARCH_TRIAL_TOKEN"] = token;
+      spec->environment[env::kChannel] = channel_->address();
+      spec->environment[env::kTrialToken] = token;
     }
     std::unique_ptr<TrialProcess> process;
     try {

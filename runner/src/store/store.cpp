@@ -18,6 +18,7 @@
 
 #include "hpsearch/runner/journal.hpp"
 #include "hpsearch/searcher/bounded_json.hpp"
+#include "hpsearch/runner/trial_environment.hpp"
 
 namespace hpsearch::store {
 namespace {
@@ -52,7 +53,7 @@ std::string range_text(const std::vector<std::uint64_t>& ids) {
 class IdsLock {
  public:
   explicit IdsLock(const fs::path& root)
-      : fd_(::open((root / "ids.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+      : fd_(::open((root / "ids.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
     if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
       throw StoreError("cannot lock " + (root / "ids.lock").string() + ": " + std::strerror(errno));
     }
@@ -80,7 +81,8 @@ std::vector<nlohmann::json> read_lines(const fs::path& path) {
 }  // namespace
 
 fs::path default_root() {
-  if (const char* home = std::getenv("HPSEARCH_HOME"); home && *home) return fs::absolute(home);
+  if (const char* home = std::getenv(trial_environment::kHome); home && *home)
+    return fs::absolute(home);
   if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
     return fs::path(data) / "hpsearch";
   const char* home = std::getenv("HOME");
@@ -139,7 +141,7 @@ RegistryLock::RegistryLock(const fs::path& root, Mode mode, bool create) {
   std::error_code error;
   if (create) fs::create_directories(models, error);
   if (!fs::is_directory(models)) return;  // no registry: nothing to keep
-  const int fd = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd >= 0 && ::flock(fd, LOCK_EX | (mode == kTry ? LOCK_NB : 0)) == 0) {
     fd_ = fd;
     return;
@@ -181,7 +183,7 @@ std::vector<RegisteredVersion> registered_versions(const fs::path& root) {
 
 RunLock::RunLock(const fs::path& experiment_directory, std::uint64_t id)
     : fd_(::open((experiment_directory / "store.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
-                 0644)) {
+                 0600)) {
   if (fd_ < 0)
     throw StoreError("experiment " + std::to_string(id) +
                      ": cannot open store.lock: " + std::strerror(errno));
@@ -198,11 +200,53 @@ RunLock::~RunLock() {
 }
 
 Store::Store(fs::path root) : root_(std::move(root)) {
+  // The store is its user's alone (configs, models, logs, checkpoints and the trials' channel
+  // sockets): the root is made 0700, and an older store of this user's found readable by others
+  // is closed the same way, as per-user stores like ~/.ssh are (issue 25).
   std::error_code error;
+  fs::create_directories(root_.parent_path(), error);
+  if (::mkdir(root_.c_str(), 0700) != 0 && errno != EEXIST)
+    throw StoreError("cannot create the experiment store '" + root_.string() +
+                     "': " + std::strerror(errno));
+  struct stat info {};
+  if (::stat(root_.c_str(), &info) == 0 && info.st_uid == ::geteuid() &&
+      (info.st_mode & 077) != 0 && ::chmod(root_.c_str(), info.st_mode & 07700) != 0)
+    throw StoreError("cannot make the experiment store '" + root_.string() +
+                     "' private (mode 0700): " + std::strerror(errno));
   fs::create_directories(root_ / "experiments", error);
   if (error)
     throw StoreError("cannot create the experiment store '" + root_.string() +
                      "': " + error.message());
+  check_format();
+}
+
+void Store::check_format() const {
+  // docs/store.md: ROOT/store.json {"format_version": N}. None: a new store, or one from before
+  // the field, whose layout is version 1's: it is stamped. A newer version is refused before
+  // anything is read or written in it; an older one would be migrated here, under ids.lock,
+  // its version written only once the migration is complete.
+  const fs::path file = root_ / "store.json";
+  std::ifstream in(file);
+  if (!in) {
+    const IdsLock lock(root_);
+    if (!fs::exists(file))
+      write_file_atomically(file, nlohmann::json{{"format_version", kFormatVersion}}.dump() + '\n');
+    return;
+  }
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("format_version") ||
+      !j["format_version"].is_number_unsigned()) {
+    throw StoreError("the experiment store's " + file.string() +
+                     " is damaged: expected {\"format_version\": N}, a positive integer");
+  }
+  const auto version = j["format_version"].get<std::uint64_t>();
+  if (version > kFormatVersion) {
+    throw StoreError("the experiment store " + root_.string() + " has format_version " +
+                     std::to_string(version) + " (" + file.string() +
+                     "); this searcher-run reads " + "format_version " +
+                     std::to_string(kFormatVersion) +
+                     " and older: use a newer searcher-run, or another HPSEARCH_HOME");
+  }
 }
 
 std::vector<std::uint64_t> Store::ids() const {
@@ -240,7 +284,7 @@ std::uint64_t Store::allocate() {
   while (true) {
     write_file_atomically(root_ / "next_experiment_id", std::to_string(next + 1) + '\n');
     const fs::path dir = root_ / "experiments" / std::to_string(next);
-    if (::mkdir(dir.c_str(), 0755) == 0) return next;
+    if (::mkdir(dir.c_str(), 0700) == 0) return next;
     if (errno != EEXIST)
       throw StoreError("cannot create " + dir.string() + ": " + std::strerror(errno));
     ++next;  // made by hand, or by a process that predates the counter: the next one
@@ -252,8 +296,12 @@ Status Store::status(std::uint64_t id) const {
   Status status;
   if (std::ifstream in(dir / "state.json"); in) {
     status.record = parse_json_or_discarded(in);
-    if (status.record.is_discarded() || !status.record.is_object())
+    if (status.record.is_discarded() || !status.record.is_object()) {
+      // Written atomically by the runner: a file that does not parse was damaged afterwards.
+      // Say so rather than guess a state from what is left.
       status.record = nlohmann::json::object();
+      status.damaged.push_back("state.json");
+    }
   }
   const int fd = ::open((dir / "store.lock").c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
@@ -262,7 +310,11 @@ Status Store::status(std::uint64_t id) const {
     ::close(fd);
   }
   const bool kill_requested = fs::exists(dir / "kill_requested");
-  if (status.alive) {
+  if (!status.alive && !status.damaged.empty()) {
+    status.state = "ERROR";
+    status.reason = "its record " + (dir / "state.json").string() +
+                    " is damaged (not a JSON object): its state is unknown";
+  } else if (status.alive) {
     status.state = kill_requested ? "STOPPING_CANCELED" : "ACTIVE";
   } else if (status.record.contains("ended")) {
     status.state = status.record.value("state", "ERROR");
@@ -344,8 +396,14 @@ std::uint64_t Store::trial_id(std::uint64_t experiment, const std::string& reque
                                .dump() +
                            '\n';
   const int fd =
-      ::open((root_ / "trials.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+      ::open((root_ / "trials.jsonl").c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  // A line torn by a crash (no newline at the end) is ended first: appended onto it, this trial's
+  // line would be unreadable and its id lost. The torn piece stays a line that read_lines skips.
+  char last = '\n';
+  const off_t size = fd >= 0 ? ::lseek(fd, 0, SEEK_END) : 0;
+  if (size > 0 && ::pread(fd, &last, 1, size - 1) != 1) last = '\0';
+  const std::string text = (last == '\n' ? "" : "\n") + line;
+  if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
       ::fdatasync(fd) != 0) {
     const std::string why = std::strerror(errno);
     if (fd >= 0) ::close(fd);
@@ -363,6 +421,60 @@ std::map<std::string, std::uint64_t> Store::trial_ids(std::uint64_t experiment) 
       ids[j.value("request_id", std::string())] = j.value("trial_id", std::uint64_t{0});
   }
   return ids;
+}
+
+void check_checkpoint_id(const std::string& uuid) {
+  if (uuid.empty() || uuid.size() > 255 || uuid.front() == '.' || uuid.front() == '-' ||
+      uuid.find_first_of(std::string("/\\\0", 3)) != std::string::npos) {
+    throw StoreError("'" + uuid +
+                     "' is not a checkpoint id: expected the plain name the trial reported (a "
+                     "UUID), not a path");
+  }
+}
+
+fs::path Store::checkpoint_storage(std::uint64_t id) const {
+  const fs::path run = directory(id) / "run";
+  std::ifstream in(run / "run.json");
+  const nlohmann::json recorded = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (recorded.is_object() && recorded.contains("checkpoint_storage") &&
+      recorded["checkpoint_storage"].is_string() &&
+      !recorded["checkpoint_storage"].get<std::string>().empty())
+    return recorded["checkpoint_storage"].get<std::string>();
+  return run / "checkpoints";
+}
+
+StoredCheckpoint Store::find_checkpoint(const std::string& uuid) const {
+  check_checkpoint_id(uuid);
+  for (const std::uint64_t id : ids()) {
+    const fs::path storage = checkpoint_storage(id);
+    const fs::path dir = storage / uuid;
+    std::error_code error;
+    if (fs::is_directory(fs::symlink_status(dir, error)) &&
+        fs::is_regular_file(dir / "metadata.json", error))
+      return StoredCheckpoint{uuid, id, storage, dir};
+  }
+  throw StoreError("checkpoint " + uuid + " not found in " + root_.string());
+}
+
+std::vector<nlohmann::json> Store::trials_of(std::uint64_t experiment) const {
+  std::vector<nlohmann::json> trials;
+  for (nlohmann::json& j : read_lines(root_ / "trials.jsonl")) {
+    if (j.is_object() && j.value("experiment_id", std::uint64_t{0}) == experiment)
+      trials.push_back(std::move(j));
+  }
+  std::sort(trials.begin(), trials.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("trial_id", std::uint64_t{0}) < b.value("trial_id", std::uint64_t{0});
+  });
+  return trials;
+}
+
+nlohmann::json Store::find_trial(std::uint64_t trial_id) const {
+  for (nlohmann::json& j : read_lines(root_ / "trials.jsonl")) {
+    if (j.is_object() && j.value("trial_id", std::uint64_t{0}) == trial_id &&
+        j.contains("experiment_id") && j.contains("request_id"))
+      return std::move(j);
+  }
+  throw StoreError("trial " + std::to_string(trial_id) + " not found in " + root_.string());
 }
 
 void Store::forget_trials(std::uint64_t experiment) const {

@@ -9,6 +9,7 @@
 //   ROOT/experiments/ID/experiment.log    a detached runner's output
 //   ROOT/experiments/ID/store.lock        held (an OFD lock) by the process running it
 //   ROOT/experiments/ID/kill_requested    `kill` was asked for: the end is CANCELED
+//   ROOT/store.json                       {"format_version": 1} (docs/store.md: the format, once)
 //   ROOT/trials.jsonl                     global trial ids {trial_id, experiment_id, request_id,
 //   index}
 //
@@ -43,6 +44,8 @@ struct Status {
   std::string reason;  ///< e.g. why a PAUSED experiment is paused
   bool alive = false;  ///< a process holds the experiment's lock
   nlohmann::json record = nlohmann::json::object();  ///< state.json as written
+  /// The store's records of the experiment found damaged (do not parse): "state.json".
+  std::vector<std::string> damaged;
 };
 
 /// Holds an experiment's store.lock while alive (an open file description lock: released when
@@ -59,8 +62,25 @@ class RunLock {
   int fd_;
 };
 
+/// A checkpoint found in an experiment's checkpoint storage.
+struct StoredCheckpoint {
+  std::string uuid;
+  std::uint64_t experiment_id = 0;
+  std::filesystem::path storage;    ///< the experiment's checkpoint storage
+  std::filesystem::path directory;  ///< storage / uuid
+};
+
+/// A checkpoint id as a trial reports it: a plain name (no '/', '\\' or NUL, not starting with
+/// '.' or '-', at most 255 bytes), never a path; anything else is a StoreError naming it.
+void check_checkpoint_id(const std::string& uuid);
+
 class Store {
  public:
+  /// The on-disk format this code reads and writes (docs/store.md), recorded in ROOT/store.json.
+  static constexpr std::uint64_t kFormatVersion = 1;
+
+  /// Opens (creating it if need be) the store at `root`; throws StoreError if its
+  /// format_version is newer than kFormatVersion, or its store.json is damaged.
   explicit Store(std::filesystem::path root);
 
   [[nodiscard]] const std::filesystem::path& root() const { return root_; }
@@ -88,12 +108,27 @@ class Store {
   /// gives its trials the same ids.
   [[nodiscard]] std::uint64_t trial_id(std::uint64_t experiment, const std::string& request_id,
                                        std::uint32_t index);
+  /// Where experiment `id`'s checkpoints are stored: run.json's checkpoint_storage (the config's
+  /// shared_fs storage), else its run/checkpoints.
+  [[nodiscard]] std::filesystem::path checkpoint_storage(std::uint64_t id) const;
+  /// Checkpoint `uuid` (check_checkpoint_id's form) in the first experiment, by id, whose
+  /// checkpoint storage holds it: a directory of its own (not a link) with its metadata.json.
+  /// Throws StoreError "checkpoint UUID not found in ROOT" if none does.
+  [[nodiscard]] StoredCheckpoint find_checkpoint(const std::string& uuid) const;
+  /// Every trial of the experiment in the trial index, in id order: {"trial_id",
+  /// "experiment_id", "request_id", "index"} as recorded.
+  [[nodiscard]] std::vector<nlohmann::json> trials_of(std::uint64_t experiment) const;
+  /// The trial index's entry of global trial id `trial_id`; throws StoreError "trial N not found
+  /// in ROOT" if there is none.
+  [[nodiscard]] nlohmann::json find_trial(std::uint64_t trial_id) const;
   /// Every trial id of the experiment, by request id.
   [[nodiscard]] std::map<std::string, std::uint64_t> trial_ids(std::uint64_t experiment) const;
   /// Removes the experiment's trials from trials.jsonl.
   void forget_trials(std::uint64_t experiment) const;
 
  private:
+  void check_format() const;
+
   std::filesystem::path root_;
   std::map<std::pair<std::uint64_t, std::string>, std::uint64_t>
       trial_ids_;  // cache of trials.jsonl

@@ -9,7 +9,10 @@
 #include <iostream>
 #include <memory>
 
+#include "hpsearch/runner/trial_environment.hpp"
+
 namespace hpsearch::store {
+namespace env = trial_environment;
 namespace {
 
 // Under the lock: ACTIVE with this process's pid, the run, then its end.
@@ -39,7 +42,7 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
       registry.registered_checkpoints.insert(v.checkpoint_uuid);
     return registry;
   };
-  options.trial_environment["HPSEARCH_EXPERIMENT_ID"] = std::to_string(id);
+  options.trial_environment[env::kExperimentId] = std::to_string(id);
   options.continue_command = "searcher-run activate " + std::to_string(id);
   const int code = body(options, out, err);
   (void)store.record_end(id, code);
@@ -71,7 +74,7 @@ int run_in_store(Store& store, std::uint64_t id, bool detach, RunnerOptions opti
     const pid_t runner = ::fork();
     if (runner != 0) ::_exit(runner < 0 ? 1 : 0);
     const int null_in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (null_in < 0 || log_fd < 0 || ::dup2(null_in, 0) < 0 || ::dup2(log_fd, 1) < 0 ||
         ::dup2(log_fd, 2) < 0)
       ::_exit(1);
