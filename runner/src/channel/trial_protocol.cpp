@@ -57,9 +57,168 @@ std::string string_field(const nlohmann::json& j, const std::string& type,
   return j.at(name).get<std::string>();
 }
 
-constexpr const char* kTypes =
-    "progress, validation, checkpoint, invalid_hp, metrics, status, early_exit, request, "
-    "preemption_acknowledged, checkpoint_deleted";
+// One parser per report type (kReportTypes, below): the fields checked, every error naming
+// the type, the field and what was expected.
+TrialReport stored_checkpoint_report(const nlohmann::json& j, const std::string& type) {
+  expect_fields(j, type, {"storage_id", "steps_completed", "metadata"});
+  const nlohmann::json& id = j.at("storage_id");
+  if (!id.is_string() || id.get<std::string>().empty() ||
+      id.get<std::string>().find_first_of("/\\") != std::string::npos ||
+      id.get<std::string>().starts_with(".")) {
+    throw TrialProtocolError("checkpoint: 'storage_id' must be a plain name (a UUID), got " +
+                             shown(id));
+  }
+  CheckpointReport report;
+  report.storage_id = id.get<std::string>();
+  if (j.contains("steps_completed") && !j.at("steps_completed").is_null())
+    report.length = length_field(j, type, "steps_completed");
+  report.metadata = j.value("metadata", nlohmann::json::object());
+  if (!report.metadata.is_object())
+    throw TrialProtocolError("checkpoint: 'metadata' must be an object");
+  return report;
+}
+
+TrialReport progress_report(const nlohmann::json& j, const std::string& type,
+                            const std::string& /*metric*/) {
+  expect_fields(j, type, {"units", "fraction"});
+  if (j.contains("fraction") && !j.contains("units")) {
+    const nlohmann::json& f = j.at("fraction");
+    if (!f.is_number() || !(f.get<double>() >= 0 && f.get<double>() <= 1)) {
+      throw TrialProtocolError("progress: 'fraction' must be a number between 0 and 1, got " +
+                               shown(f));
+    }
+    return ProgressReport{std::nullopt, f.get<double>()};
+  }
+  if (!j.contains("units") || !j.at("units").is_number() || j.at("units").get<double>() < 0 ||
+      !std::isfinite(j.at("units").get<double>()) || j.contains("fraction")) {
+    throw TrialProtocolError("progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
+  }
+  return ProgressReport{j.at("units").get<double>(), std::nullopt};
+}
+
+TrialReport validation_report(const nlohmann::json& j, const std::string& type,
+                              const std::string& metric) {
+  expect_fields(j, type, {"length", "metrics"});
+  ValidationReport report;
+  report.length = length_field(j, type);
+  if (!j.contains("metrics") || !j.at("metrics").is_object()) {
+    throw TrialProtocolError("validation: 'metrics' must be an object of metric values");
+  }
+  report.metrics = j.at("metrics");
+  if (!report.metrics.contains(metric)) {
+    throw TrialProtocolError("validation: the metrics lack the searcher's metric '" + metric + "'");
+  }
+  const std::optional<double> value = metric_from_json(report.metrics.at(metric));
+  if (!value) {
+    throw TrialProtocolError("validation: metric '" + metric + "' must be a number, got " +
+                             shown(report.metrics.at(metric)));
+  }
+  report.metric = *value;
+  return report;
+}
+
+TrialReport checkpoint_report(const nlohmann::json& j, const std::string& type,
+                              const std::string& /*metric*/) {
+  if (j.contains("storage_id")) return stored_checkpoint_report(j, type);
+  expect_fields(j, type, {"path", "length"});
+  if (!j.contains("path") || !j.at("path").is_string() || j.at("path").get<std::string>().empty()) {
+    throw TrialProtocolError("checkpoint: 'path' must be a non-empty string");
+  }
+  CheckpointReport report;
+  report.path = j.at("path").get<std::string>();
+  report.length = length_field(j, type);
+  return report;
+}
+
+TrialReport invalid_hp_report(const nlohmann::json& j, const std::string& type,
+                              const std::string& /*metric*/) {
+  expect_fields(j, type, {"reason"});
+  std::string reason;
+  if (j.contains("reason")) {
+    if (!j.at("reason").is_string())
+      throw TrialProtocolError("invalid_hp: 'reason' must be a string");
+    reason = j.at("reason").get<std::string>();
+  }
+  return InvalidHpReport{reason};
+}
+
+TrialReport metrics_report(const nlohmann::json& j, const std::string& type,
+                           const std::string& /*metric*/) {
+  expect_fields(j, type, {"group", "steps_completed", "metrics"});
+  MetricsReport report{string_field(j, type, "group"), length_field(j, type, "steps_completed"),
+                       j.value("metrics", nlohmann::json())};
+  if (report.group.empty() || report.group.find('.') != std::string::npos) {
+    throw TrialProtocolError("metrics: 'group' must be a non-empty name without '.', got " +
+                             shown(report.group));
+  }
+  if (!report.metrics.is_object()) throw TrialProtocolError("metrics: 'metrics' must be an object");
+  return report;
+}
+
+TrialReport status_report(const nlohmann::json& j, const std::string& type,
+                          const std::string& /*metric*/) {
+  expect_fields(j, type, {"text"});
+  return StatusReport{string_field(j, type, "text")};
+}
+
+TrialReport early_exit_report(const nlohmann::json& j, const std::string& type,
+                              const std::string& /*metric*/) {
+  expect_fields(j, type, {"reason"});
+  const std::string reason = string_field(j, type, "reason");
+  if (reason == "invalid_hp") return EarlyExitReport{ExitedReason::kInvalidHp};
+  if (reason == "user_requested_stop") return EarlyExitReport{ExitedReason::kUserRequestedStop};
+  throw TrialProtocolError(
+      "early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got " +
+      shown(reason));
+}
+
+TrialReport request_report(const nlohmann::json& j, const std::string& type,
+                           const std::string& /*metric*/) {
+  expect_fields(j, type, {"id", "what"});
+  RequestReport report{length_field(j, type, "id"), string_field(j, type, "what")};
+  if (report.what != "best_validation" && report.what != "sync") {
+    throw TrialProtocolError("request: unknown request '" + clipped(report.what) +
+                             "' (requests: best_validation, sync)");
+  }
+  return report;
+}
+
+TrialReport acknowledgement_report(const nlohmann::json& j, const std::string& type,
+                                   const std::string& /*metric*/) {
+  expect_fields(j, type, {});
+  return AcknowledgementReport{};
+}
+
+TrialReport checkpoint_deleted_report(const nlohmann::json& j, const std::string& type,
+                                      const std::string& /*metric*/) {
+  expect_fields(j, type, {"storage_id"});
+  return CheckpointDeletedReport{string_field(j, type, "storage_id")};
+}
+
+// The report types, in the order an error lists them, each with its parser.
+struct ReportType {
+  const char* name;
+  TrialReport (*parse)(const nlohmann::json& j, const std::string& type, const std::string& metric);
+};
+constexpr ReportType kReportTypes[] = {
+    {"progress", progress_report},
+    {"validation", validation_report},
+    {"checkpoint", checkpoint_report},
+    {"invalid_hp", invalid_hp_report},
+    {"metrics", metrics_report},
+    {"status", status_report},
+    {"early_exit", early_exit_report},
+    {"request", request_report},
+    {"preemption_acknowledged", acknowledgement_report},
+    {"checkpoint_deleted", checkpoint_deleted_report},
+};
+
+std::string type_names() {
+  std::string names;
+  for (const ReportType& t : kReportTypes)
+    names += (names.empty() ? "" : ", ") + std::string(t.name);
+  return names;
+}
 
 }  // namespace
 
@@ -84,129 +243,13 @@ TrialReport parse_trial_report(std::string_view line, const std::string& metric)
   }
   if (!j.is_object()) throw TrialProtocolError("not a JSON object");
   if (!j.contains("type") || !j.at("type").is_string()) {
-    throw TrialProtocolError("missing field 'type' (one of " + std::string(kTypes) + ")");
+    throw TrialProtocolError("missing field 'type' (one of " + type_names() + ")");
   }
   const std::string type = j.at("type").get<std::string>();
-  if (type == "progress") {
-    expect_fields(j, type, {"units", "fraction"});
-    if (j.contains("fraction") && !j.contains("units")) {
-      const nlohmann::json& f = j.at("fraction");
-      if (!f.is_number() || !(f.get<double>() >= 0 && f.get<double>() <= 1)) {
-        throw TrialProtocolError("progress: 'fraction' must be a number between 0 and 1, got " +
-                                 shown(f));
-      }
-      return ProgressReport{std::nullopt, f.get<double>()};
-    }
-    if (!j.contains("units") || !j.at("units").is_number() || j.at("units").get<double>() < 0 ||
-        !std::isfinite(j.at("units").get<double>()) || j.contains("fraction")) {
-      throw TrialProtocolError(
-          "progress: 'units' must be a number >= 0 (or give 'fraction' alone)");
-    }
-    return ProgressReport{j.at("units").get<double>(), std::nullopt};
+  for (const ReportType& t : kReportTypes) {
+    if (type == t.name) return t.parse(j, type, metric);
   }
-  if (type == "validation") {
-    expect_fields(j, type, {"length", "metrics"});
-    ValidationReport report;
-    report.length = length_field(j, type);
-    if (!j.contains("metrics") || !j.at("metrics").is_object()) {
-      throw TrialProtocolError("validation: 'metrics' must be an object of metric values");
-    }
-    report.metrics = j.at("metrics");
-    if (!report.metrics.contains(metric)) {
-      throw TrialProtocolError("validation: the metrics lack the searcher's metric '" + metric +
-                               "'");
-    }
-    const std::optional<double> value = metric_from_json(report.metrics.at(metric));
-    if (!value) {
-      throw TrialProtocolError("validation: metric '" + metric + "' must be a number, got " +
-                               shown(report.metrics.at(metric)));
-    }
-    report.metric = *value;
-    return report;
-  }
-  if (type == "checkpoint" && j.contains("storage_id")) {
-    expect_fields(j, type, {"storage_id", "steps_completed", "metadata"});
-    const nlohmann::json& id = j.at("storage_id");
-    if (!id.is_string() || id.get<std::string>().empty() ||
-        id.get<std::string>().find_first_of("/\\") != std::string::npos ||
-        id.get<std::string>().starts_with(".")) {
-      throw TrialProtocolError("checkpoint: 'storage_id' must be a plain name (a UUID), got " +
-                               shown(id));
-    }
-    CheckpointReport report;
-    report.storage_id = id.get<std::string>();
-    if (j.contains("steps_completed") && !j.at("steps_completed").is_null())
-      report.length = length_field(j, type, "steps_completed");
-    report.metadata = j.value("metadata", nlohmann::json::object());
-    if (!report.metadata.is_object())
-      throw TrialProtocolError("checkpoint: 'metadata' must be an object");
-    return report;
-  }
-  if (type == "checkpoint") {
-    expect_fields(j, type, {"path", "length"});
-    if (!j.contains("path") || !j.at("path").is_string() ||
-        j.at("path").get<std::string>().empty()) {
-      throw TrialProtocolError("checkpoint: 'path' must be a non-empty string");
-    }
-    CheckpointReport report;
-    report.path = j.at("path").get<std::string>();
-    report.length = length_field(j, type);
-    return report;
-  }
-  if (type == "invalid_hp") {
-    expect_fields(j, type, {"reason"});
-    std::string reason;
-    if (j.contains("reason")) {
-      if (!j.at("reason").is_string())
-        throw TrialProtocolError("invalid_hp: 'reason' must be a string");
-      reason = j.at("reason").get<std::string>();
-    }
-    return InvalidHpReport{reason};
-  }
-  if (type == "metrics") {
-    expect_fields(j, type, {"group", "steps_completed", "metrics"});
-    MetricsReport report{string_field(j, type, "group"), length_field(j, type, "steps_completed"),
-                         j.value("metrics", nlohmann::json())};
-    if (report.group.empty() || report.group.find('.') != std::string::npos) {
-      throw TrialProtocolError("metrics: 'group' must be a non-empty name without '.', got " +
-                               shown(report.group));
-    }
-    if (!report.metrics.is_object())
-      throw TrialProtocolError("metrics: 'metrics' must be an object");
-    return report;
-  }
-  if (type == "status") {
-    expect_fields(j, type, {"text"});
-    return StatusReport{string_field(j, type, "text")};
-  }
-  if (type == "early_exit") {
-    expect_fields(j, type, {"reason"});
-    const std::string reason = string_field(j, type, "reason");
-    if (reason == "invalid_hp") return EarlyExitReport{ExitedReason::kInvalidHp};
-    if (reason == "user_requested_stop") return EarlyExitReport{ExitedReason::kUserRequestedStop};
-    throw TrialProtocolError(
-        "early_exit: 'reason' must be \"invalid_hp\" or \"user_requested_stop\", got " +
-        shown(reason));
-  }
-  if (type == "request") {
-    expect_fields(j, type, {"id", "what"});
-    RequestReport report{length_field(j, type, "id"), string_field(j, type, "what")};
-    if (report.what != "best_validation" && report.what != "sync") {
-      throw TrialProtocolError("request: unknown request '" + clipped(report.what) +
-                               "' (requests: best_validation, sync)");
-    }
-    return report;
-  }
-  if (type == "preemption_acknowledged") {
-    expect_fields(j, type, {});
-    return AcknowledgementReport{};
-  }
-  if (type == "checkpoint_deleted") {
-    expect_fields(j, type, {"storage_id"});
-    return CheckpointDeletedReport{string_field(j, type, "storage_id")};
-  }
-  throw TrialProtocolError("unknown type '" + clipped(type) + "' (types: " + std::string(kTypes) +
-                           ")");
+  throw TrialProtocolError("unknown type '" + clipped(type) + "' (types: " + type_names() + ")");
 }
 
 }  // namespace hpsearch

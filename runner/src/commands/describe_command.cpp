@@ -77,7 +77,7 @@ std::string text_of(const nlohmann::json& value) {
 }
 
 std::string printable(const std::string& text) {
-  static const char* const kHex = "0123456789abcdef";
+  constexpr const char* kHex = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
