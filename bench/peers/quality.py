@@ -50,16 +50,25 @@ WORKLOADS = {
                        unit_cube(["cont%d" % j for j in range(4)]),
     "learning-curves-4": unit_cube(["x%d" % j for j in range(4)]),
     # The examples' spaces (examples/rbv2_*.yaml), which cover each table's listed values.
-    "rbv2-svm": [("cost", "log", (-4, 4)), ("degree", "int", (2, 5)), ("gamma", "log", (-4, 4)),
+    "rbv2-svm": [("cost", "log", (-4.35, 4.35)), ("degree", "int", (2, 5)), ("gamma", "log", (-4.35, 4.35)),
                  ("kernel", "categorical", ["linear", "polynomial", "radial"]),
                  ("num.impute.selected.cpo", "categorical", ["impute.hist", "impute.mean", "impute.median"]),
-                 ("tolerance", "log", (-4, 0))],
-    "rbv2-glmnet": [("alpha", "double", (0.001, 0.999)), ("s", "log", (-3, 3)),
+                 ("tolerance", "log", (-4.35, 0.31))],
+    "rbv2-glmnet": [("alpha", "double", (0, 1)), ("s", "log", (-3.05, 3.05)),
                     ("num.impute.selected.cpo", "categorical", ["impute.hist", "impute.mean", "impute.median"])],
     "rbv2-aknn": [("M", "int", (18, 50)), ("distance", "categorical", ["cosine", "ip", "l2"]),
                   ("ef", "int", (8, 256)), ("ef_construction", "int", (8, 511)), ("k", "int", (1, 50)),
                   ("num.impute.selected.cpo", "categorical", ["impute.hist", "impute.mean", "impute.median"])],
 }
+# The development tables (data/yahpo-rbv2-dev), under their learner's space.
+DEV_TASKS = {"svm": [40536, 40966, 40975, 40978], "glmnet": [375, 40978, 40981, 41138],
+             "aknn": [40927, 40978, 40981, 40996]}
+for _learner, _tasks in DEV_TASKS.items():
+    for _task in _tasks:
+        WORKLOADS[f"rbv2-{_learner}@{_task}"] = WORKLOADS[f"rbv2-{_learner}"]
+# The fixed suite (issue 26): the 15 tables and the synthetic workloads.
+TABLES = [w for w in WORKLOADS if w.startswith("rbv2-")]
+SUITE = list(WORKLOADS)
 
 HPSEARCH_METHODS = {  # label -> (searcher.name, sampler)
     "hpsearch random + async_halving": ("async_halving", "random"),
