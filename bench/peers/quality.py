@@ -413,7 +413,9 @@ def main():
                         help="raw results CSV: a run whose (workload, workers, method, seed) is there already "
                              "is skipped, new runs are appended, so the grid accumulates over sessions")
     parser.add_argument("--costs", help="CPU and wall seconds per run (default: OUT with _costs before .csv)")
-    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--workloads", default=",".join(WORKLOADS),
+                        help="names separated by ',', or 'suite' for the fixed suite (issue 26: the 15 "
+                             "tables and the synthetic workloads)")
     parser.add_argument("--methods", default=";".join(METHODS), help="labels separated by ';'")
     parser.add_argument("--workers", default="1,4,16")
     parser.add_argument("--seeds", default="0-29", help="a range a-b or a list")
@@ -424,6 +426,8 @@ def main():
     if args.fidelity_correlation:
         fidelity_correlation(args.workload_server)
         return
+    if args.workloads == "suite":
+        args.workloads = ",".join(SUITE)
     seeds = (list(range(int(args.seeds.split("-")[0]), int(args.seeds.split("-")[1]) + 1))
              if "-" in args.seeds else [int(s) for s in args.seeds.split(",")])
     done = {(r["workload"], r["workers"], r["method"], r["seed"]) for r in read_rows(args.out)}

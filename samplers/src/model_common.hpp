@@ -21,48 +21,21 @@ inline std::uint64_t min_observations(const ModelOptions& options, std::size_t d
 }
 
 /// The exploration guard (docs/samplers.md, "The exploration guard"): the share of proposals
-/// drawn at random, from how the model's own proposals have fared beside the random ones made
-/// at the same time. Comparable trials are those created since the model's first proposal
-/// (model-made and random ones interleaved, so of a like age and equally able to climb the
-/// rungs). A trial whose first result repeats another's bit for bit (ObservationStore::
-/// repeated: the same configuration again) is no success of the model's. The share is:
-/// - max(kWaryShare, random_fraction) until each side has kGuardEvidence observed trials, and
-///   whenever the model-made trials that are not repeats are not over-represented among the
-///   best k comparable non-repeated trials of the store's ranking (k a quarter of the
-///   comparable trials, within [2, kGuardTop]) relative to the model-made share of all
-///   comparable trials;
-/// - random_fraction once they are;
-/// - and at least the share of model-made comparable trials that were repeats (at most
-///   kMaxShare), since those trials were spent for nothing.
-/// A random_fraction of 0 asks for a model at every proposal: no guard.
-inline constexpr std::size_t kGuardEvidence = 3;
-inline constexpr std::size_t kGuardTop = 25;
-inline constexpr double kWaryShare = 0.5;
+/// drawn at random is `random_fraction`, raised to the share of the model's own trials that
+/// were repeats (ObservationStore::repeated: a first result equal bit for bit to one another
+/// trial had reported at that length, so most likely the same configuration again, spent for
+/// nothing), at most kMaxShare. Only trials created since the model's first proposal count.
+/// Where no result repeats (continuous spaces) this is random_fraction exactly, as before the
+/// guard. A random_fraction of 0 asks for a model at every proposal: no guard.
 inline constexpr double kMaxShare = 0.9;
 
 inline double random_share(const ModelOptions& options, const ObservationStore& store) {
   if (options.random_fraction == 0) return 0;  // every proposal modelled: no guard either
-  const double wary = std::max(kWaryShare, options.random_fraction);
   const std::size_t model_made = store.comparable_modelled();
-  const std::size_t random_made = store.comparable_random();
-  if (model_made < kGuardEvidence || random_made < kGuardEvidence) return wary;
-  const std::size_t comparable = model_made + random_made;
-  const std::size_t k = std::clamp<std::size_t>(comparable / 4, 2, kGuardTop);
-  std::vector<std::uint32_t> leaders;
-  store.leaders(store.cap() / 2, leaders);
-  std::size_t top = 0;
-  std::size_t model_top = 0;
-  for (const std::uint32_t t : leaders) {
-    if (top == k) break;
-    if (!store.comparable(t) || store.repeated(t)) continue;
-    ++top;
-    if (store.modelled(t)) ++model_top;
-  }
-  // Trusted when model_top / top > model_made / comparable (integers: no rounding).
-  const double share = model_top * comparable > model_made * top ? options.random_fraction : wary;
+  if (model_made == 0) return options.random_fraction;
   const double wasted =
       static_cast<double>(store.comparable_modelled_repeats()) / static_cast<double>(model_made);
-  return std::max(share, std::min(wasted, kMaxShare));
+  return std::max(options.random_fraction, std::min(wasted, kMaxShare));
 }
 
 /// Whether the next proposal is modelled: once enough trials have reported, unless the draw

@@ -211,11 +211,7 @@ TEST_CASE("gp: pending trials (fantasies) send parallel proposals elsewhere") {
   double with_fantasies = 0;
   double without = 0;
   for (std::uint32_t seed = 0; seed < 10; ++seed) {
-    // Every proposal modelled (no random share, hence no exploration guard): the fantasies are
-    // the model's.
-    GpConfig config;
-    config.model.random_fraction = 0;
-    GpSampler fantasies(hps, config);
+    GpSampler fantasies(hps, GpConfig{});
     (void)drive_sequential(fantasies, seed, 12, sphere);
     Rng rng(seed + 100);
     for (std::uint32_t t = 12; t < 16; ++t) (void)fantasies.propose(rng, t);

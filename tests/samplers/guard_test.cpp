@@ -1,6 +1,6 @@
 // The exploration guard (samplers/src/model_common.hpp, docs/samplers.md): the share of random
-// proposals from how model-made trials rank beside random ones of a like age. Oracles worked
-// out by hand from the rule.
+// proposals is random_fraction, raised to the share of the model's trials whose first result
+// repeated another trial's. Oracles worked out by hand from the rule.
 #include <doctest/doctest.h>
 
 #include "hpsearch/samplers/observation_store.hpp"
@@ -31,64 +31,29 @@ ModelOptions options(double random_fraction) {
 
 }  // namespace
 
-TEST_CASE("guard: wary (half random) until each side has 3 observed comparable trials") {
+TEST_CASE("guard: without repeats the share is random_fraction, however the model ranks") {
   ObservationStore store = interleaved();
-  CHECK(random_share(options(0.1), store) == 0.5);
-  store.observe(4, 1, 0.1);
-  store.observe(6, 1, 0.2);
-  store.observe(8, 1, 0.3);
-  store.observe(5, 1, 0.9);
-  store.observe(7, 1, 0.8);
-  CHECK(store.comparable_modelled() == 3);
-  CHECK(store.comparable_random() == 2);
-  CHECK(random_share(options(0.1), store) == 0.5);  // only 2 random ones
-  // A random_fraction above the wary share is kept; 0 turns the guard off.
-  CHECK(random_share(options(0.7), store) == 0.7);
-  CHECK(random_share(options(0), store) == 0);
-}
-
-TEST_CASE("guard: trust when model-made trials are over-represented among the best") {
-  ObservationStore store = interleaved();
-  // Modelled 0.1 .. 0.4, random 0.5 .. 0.8: 8 comparable, k = 8 / 4 = 2; the best two are
-  // trials 4 and 6, both modelled: 2 * 8 > 4 * 2, trusted, the share is random_fraction.
+  CHECK(random_share(options(0.1), store) == 0.1);  // no model-made trial observed yet
+  // Random trials 5 .. 11 better than the model's 4 .. 10: no repeat, so still 0.1 (the rule
+  // looks at waste, not at ranking).
   for (std::uint32_t i = 0; i < 4; ++i) {
-    store.observe(4 + 2 * i, 1, 0.1 * (i + 1));
-    store.observe(5 + 2 * i, 1, 0.5 + 0.1 * i);
+    store.observe(5 + 2 * i, 1, 0.1 * (i + 1));
+    store.observe(4 + 2 * i, 1, 0.5 + 0.1 * i);
   }
   CHECK(store.comparable_modelled() == 4);
   CHECK(store.comparable_random() == 4);
+  CHECK(store.comparable_modelled_repeats() == 0);
   CHECK(random_share(options(0.1), store) == 0.1);
-  CHECK(random_share(options(0.05), store) == 0.05);
+  CHECK(random_share(options(0.7), store) == 0.7);
+  CHECK(random_share(options(0), store) == 0);  // 0: every proposal modelled
 }
 
-TEST_CASE("guard: no trust when random trials do as well or better") {
-  ObservationStore worse = interleaved();
-  // Random 0.1 .. 0.4, modelled 0.5 .. 0.8: the best two are random: 0 * 8 > 4 * 2 is false.
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    worse.observe(5 + 2 * i, 1, 0.1 * (i + 1));
-    worse.observe(4 + 2 * i, 1, 0.5 + 0.1 * i);
-  }
-  CHECK(random_share(options(0.1), worse) == 0.5);
-  // As well: the best two are one of each (trial 4 at 0.1, trial 5 at 0.2): 1 * 8 > 4 * 2 is
-  // false (the model's share among the best must exceed its share overall).
-  ObservationStore even = interleaved();
-  even.observe(4, 1, 0.1);
-  even.observe(5, 1, 0.2);
-  for (std::uint32_t t = 6; t < 12; ++t) even.observe(t, 1, 0.5 + 0.01 * t);
-  CHECK(random_share(options(0.1), even) == 0.5);
-}
-
-TEST_CASE("guard: the best are ranked as the store ranks trials, longer lengths first") {
-  ObservationStore store = interleaved();
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    store.observe(4 + 2 * i, 1, 0.1 * (i + 1));
-    store.observe(5 + 2 * i, 1, 0.5 + 0.1 * i);
-  }
-  // Random trials 9 and 11 were promoted to length 3: they lead the ranking whatever their
-  // metric, so the best two are random and trust is lost.
-  store.observe(9, 3, 0.95);
-  store.observe(11, 3, 0.99);
-  CHECK(random_share(options(0.1), store) == 0.5);
+TEST_CASE("guard: repeats before the model's first proposal do not count") {
+  ObservationStore store = interleaved();  // trials 1, 2, 3 repeat trial 0's 0.0
+  CHECK(store.repeated(1));
+  CHECK(store.comparable_modelled_repeats() == 0);
+  store.observe(4, 1, 0.3);
+  CHECK(random_share(options(0.1), store) == 0.1);
 }
 
 TEST_CASE("guard: which trials a model proposed survives a snapshot, older states mean none") {
@@ -133,10 +98,9 @@ TEST_CASE("guard: a repeat is a result another trial reported, bit for bit, at t
   CHECK(store.comparable_modelled_repeats() == 1);  // trial 6
 }
 
-TEST_CASE("guard: repeats are no success of the model's, and raise the random share") {
-  // Modelled 4 at 0.1 and 6, 8, 10 repeating it; random 5, 7, 9, 11 at 0.5 .. 0.8. Without the
-  // repeats the best two comparable trials are 4 (modelled) and 5 (random): 1 * 8 > 4 * 2 is
-  // false, so wary (0.5); 3 of the 4 model-made trials were repeats: max(0.5, 0.75) = 0.75.
+TEST_CASE("guard: the share rises to the model's share of repeats, at most 0.9") {
+  // Modelled 4 at 0.1 and 6, 8, 10 repeating it; random 5, 7, 9, 11 at 0.5 .. 0.8: 3 of the 4
+  // model-made trials were repeats: max(0.1, 0.75) = 0.75.
   ObservationStore wasted = interleaved();
   for (std::uint32_t i = 0; i < 4; ++i) {
     wasted.observe(4 + 2 * i, 1, 0.1);
@@ -144,20 +108,21 @@ TEST_CASE("guard: repeats are no success of the model's, and raise the random sh
   }
   CHECK(wasted.comparable_modelled_repeats() == 3);
   CHECK(random_share(options(0.1), wasted) == 0.75);
-  // Trusted (the best two, 4 at 0.1 and 6 at 0.2, are the model's) but trial 10 repeats 4:
-  // max(0.1, 1/4) = 0.25.
+  CHECK(random_share(options(0.8), wasted) == 0.8);  // random_fraction is the floor
+  // One repeat (10 repeats 4) of 4: max(0.1, 1/4) = 0.25. A random trial's repeat (9 repeats
+  // 5) does not count.
   ObservationStore one = interleaved();
   one.observe(4, 1, 0.1);
   one.observe(6, 1, 0.2);
   one.observe(8, 1, 0.3);
   one.observe(10, 1, 0.1);
-  for (std::uint32_t i = 0; i < 4; ++i) one.observe(5 + 2 * i, 1, 0.5 + 0.1 * i);
+  one.observe(5, 1, 0.6);
+  one.observe(7, 1, 0.7);
+  one.observe(9, 1, 0.6);
+  CHECK(one.repeated(9));
   CHECK(random_share(options(0.1), one) == 0.25);
   // Every model-made trial a repeat: at most 0.9.
   ObservationStore all = interleaved();
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    all.observe(4 + 2 * i, 1, 0.0);  // trial 0's result
-    all.observe(5 + 2 * i, 1, 0.5 + 0.1 * i);
-  }
+  for (std::uint32_t i = 0; i < 4; ++i) all.observe(4 + 2 * i, 1, 0.0);  // trial 0's result
   CHECK(random_share(options(0.1), all) == 0.9);
 }
