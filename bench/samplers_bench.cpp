@@ -29,7 +29,8 @@ HyperparameterSpace hartmann_space() {
 }
 
 // A store state with `observations` random trials reported at length 1 and kPending more
-// training: the form ObservationStore::to_json writes. With `rungs`, as under ASHA with
+// training (every other one from the tenth marked as a model's): the form
+// ObservationStore::to_json writes. With `rungs`, as under ASHA with
 // divisor 3: every third trial also reported at length 3, every ninth at 9, every 27th at 27
 // (MF-Hartmann-6 at that share of its full length), so TPE's good group measures how the
 // shorter lengths rank trials against the longer ones.
@@ -52,7 +53,12 @@ nlohmann::json store_state(std::uint32_t observations, bool rungs = false) {
       pending.push_back({t, 1});
     }
   }
-  return {{"points", points}, {"observations", reported}, {"pending", pending}};
+  // Every other trial from the tenth on proposed by a model, so that the exploration guard
+  // has its evidence to weigh (docs/samplers.md).
+  nlohmann::json modelled = nlohmann::json::array();
+  for (std::uint32_t t = 10; t < observations + kPending; t += 2) modelled.push_back(t);
+  return {
+      {"points", points}, {"observations", reported}, {"pending", pending}, {"modelled", modelled}};
 }
 
 template <class S>

@@ -50,16 +50,25 @@ WORKLOADS = {
                        unit_cube(["cont%d" % j for j in range(4)]),
     "learning-curves-4": unit_cube(["x%d" % j for j in range(4)]),
     # The examples' spaces (examples/rbv2_*.yaml), which cover each table's listed values.
-    "rbv2-svm": [("cost", "log", (-4, 4)), ("degree", "int", (2, 5)), ("gamma", "log", (-4, 4)),
+    "rbv2-svm": [("cost", "log", (-4.35, 4.35)), ("degree", "int", (2, 5)), ("gamma", "log", (-4.35, 4.35)),
                  ("kernel", "categorical", ["linear", "polynomial", "radial"]),
                  ("num.impute.selected.cpo", "categorical", ["impute.hist", "impute.mean", "impute.median"]),
-                 ("tolerance", "log", (-4, 0))],
-    "rbv2-glmnet": [("alpha", "double", (0.001, 0.999)), ("s", "log", (-3, 3)),
+                 ("tolerance", "log", (-4.35, 0.31))],
+    "rbv2-glmnet": [("alpha", "double", (0, 1)), ("s", "log", (-3.05, 3.05)),
                     ("num.impute.selected.cpo", "categorical", ["impute.hist", "impute.mean", "impute.median"])],
     "rbv2-aknn": [("M", "int", (18, 50)), ("distance", "categorical", ["cosine", "ip", "l2"]),
                   ("ef", "int", (8, 256)), ("ef_construction", "int", (8, 511)), ("k", "int", (1, 50)),
                   ("num.impute.selected.cpo", "categorical", ["impute.hist", "impute.mean", "impute.median"])],
 }
+# The development tables (data/yahpo-rbv2-dev), under their learner's space.
+DEV_TASKS = {"svm": [40536, 40966, 40975, 40978], "glmnet": [375, 40978, 40981, 41138],
+             "aknn": [40927, 40978, 40981, 40996]}
+for _learner, _tasks in DEV_TASKS.items():
+    for _task in _tasks:
+        WORKLOADS[f"rbv2-{_learner}@{_task}"] = WORKLOADS[f"rbv2-{_learner}"]
+# The fixed suite (issue 26): the 15 tables and the synthetic workloads.
+TABLES = [w for w in WORKLOADS if w.startswith("rbv2-")]
+SUITE = list(WORKLOADS)
 
 HPSEARCH_METHODS = {  # label -> (searcher.name, sampler)
     "hpsearch random + async_halving": ("async_halving", "random"),
@@ -404,7 +413,9 @@ def main():
                         help="raw results CSV: a run whose (workload, workers, method, seed) is there already "
                              "is skipped, new runs are appended, so the grid accumulates over sessions")
     parser.add_argument("--costs", help="CPU and wall seconds per run (default: OUT with _costs before .csv)")
-    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--workloads", default=",".join(WORKLOADS),
+                        help="names separated by ',', or 'suite' for the fixed suite (issue 26: the 15 "
+                             "tables and the synthetic workloads)")
     parser.add_argument("--methods", default=";".join(METHODS), help="labels separated by ';'")
     parser.add_argument("--workers", default="1,4,16")
     parser.add_argument("--seeds", default="0-29", help="a range a-b or a list")
@@ -415,6 +426,8 @@ def main():
     if args.fidelity_correlation:
         fidelity_correlation(args.workload_server)
         return
+    if args.workloads == "suite":
+        args.workloads = ",".join(SUITE)
     seeds = (list(range(int(args.seeds.split("-")[0]), int(args.seeds.split("-")[1]) + 1))
              if "-" in args.seeds else [int(s) for s in args.seeds.split(",")])
     done = {(r["workload"], r["workers"], r["method"], r["seed"]) for r in read_rows(args.out)}

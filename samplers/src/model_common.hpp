@@ -2,6 +2,7 @@
 // What TPE and GP share: when to model (which length, or a random proposal instead), and the
 // state echo of their options.
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -19,17 +20,35 @@ inline std::uint64_t min_observations(const ModelOptions& options, std::size_t d
   return options.min_observations > 0 ? options.min_observations : dimensions + 2;
 }
 
-/// Whether the next proposal is modelled: once enough trials have reported, except for the
-/// random fraction (one draw then). Otherwise it is a random proposal.
+/// The exploration guard (docs/samplers.md, "The exploration guard"): the share of proposals
+/// drawn at random is `random_fraction`, raised to the share of the model's own trials that
+/// were repeats (ObservationStore::repeated: a first result equal bit for bit to one another
+/// trial had reported at that length, so most likely the same configuration again, spent for
+/// nothing), at most kMaxShare. Only trials created since the model's first proposal count.
+/// Where no result repeats (continuous spaces) this is random_fraction exactly, as before the
+/// guard. A random_fraction of 0 asks for a model at every proposal: no guard.
+inline constexpr double kMaxShare = 0.9;
+
+inline double random_share(const ModelOptions& options, const ObservationStore& store) {
+  if (options.random_fraction == 0) return 0;  // every proposal modelled: no guard either
+  const std::size_t model_made = store.comparable_modelled();
+  if (model_made == 0) return options.random_fraction;
+  const double wasted =
+      static_cast<double>(store.comparable_modelled_repeats()) / static_cast<double>(model_made);
+  return std::max(options.random_fraction, std::min(wasted, kMaxShare));
+}
+
+/// Whether the next proposal is modelled: once enough trials have reported, unless the draw
+/// falls within the exploration guard's random share. Otherwise it is a random proposal.
 inline bool use_model(const ModelOptions& options, const ObservationStore& store, RngBits& bits) {
   if (store.dimensions() == 0) return false;
   if (store.observed_trials() < min_observations(options, store.dimensions())) return false;
-  return uniform01(bits) >= options.random_fraction;
+  return uniform01(bits) >= random_share(options, store);
 }
 
 /// A proposal of a model-based sampler: `model_point(rng, point)` fills the model's point in
 /// the unit cube, or returns false for a random proposal, which then draws Determined's sample.
-/// Either way the trial's point is recorded in the store.
+/// Either way the trial's point is recorded in the store, with its origin.
 template <class ModelPoint>
 nlohmann::json propose_point(const HyperparameterSpace& space, const SpaceEncoding& encoding,
                              ObservationStore& store, Rng& rng, std::uint32_t trial,
@@ -38,10 +57,10 @@ nlohmann::json propose_point(const HyperparameterSpace& space, const SpaceEncodi
   if (!model_point(rng, point)) {
     nlohmann::json hparams = sample(space, rng);
     encoding.encode(hparams, point);
-    store.add_trial(trial, point);
+    store.add_trial(trial, point, false);
     return hparams;
   }
-  store.add_trial(trial, point);
+  store.add_trial(trial, point, true);
   return encoding.decode(point);
 }
 

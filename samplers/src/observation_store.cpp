@@ -15,7 +15,8 @@ namespace hpsearch {
 ObservationStore::ObservationStore(std::size_t dimensions, std::size_t cap)
     : dimensions_(dimensions), cap_(std::max<std::size_t>(cap, 2)) {}
 
-void ObservationStore::add_trial(std::uint32_t trial, std::span<const double> point) {
+void ObservationStore::add_trial(std::uint32_t trial, std::span<const double> point,
+                                 bool modelled) {
   HPSEARCH_ASSERT(trial == trials(), "sampler: trials must be added in creation order");
   HPSEARCH_ASSERT(point.size() == dimensions_, "sampler: point of the wrong dimension");
   points_.insert(points_.end(), point.begin(), point.end());
@@ -25,6 +26,9 @@ void ObservationStore::add_trial(std::uint32_t trial, std::span<const double> po
   pending_slot_.push_back(kNone);
   pending_length_.push_back(0);
   latest_.push_back(kNone);
+  modelled_.push_back(modelled ? 1 : 0);
+  repeated_.push_back(0);
+  if (modelled && first_modelled_ == kNone) first_modelled_ = trial;
 }
 
 std::span<const double> ObservationStore::point(std::uint32_t trial) const {
@@ -76,6 +80,12 @@ void ObservationStore::observe(std::uint32_t trial, std::uint64_t length, double
   if (first_seen_[trial] == kNone) {
     first_seen_[trial] = static_cast<std::uint32_t>(observed_.size());
     observed_.push_back(trial);
+    if (comparable(trial)) ++comparable_counts_[modelled_[trial]];
+    const auto level = levels_.find(length);
+    if (level != levels_.end() && level->second.metrics.contains(value)) {
+      repeated_[trial] = 1;
+      if (comparable(trial) && modelled_[trial] != 0) ++modelled_repeats_;
+    }
   }
   if (length >= last_length_[trial]) {
     last_length_[trial] = length;
@@ -83,6 +93,7 @@ void ObservationStore::observe(std::uint32_t trial, std::uint64_t length, double
   }
   Level& level = levels_[length];
   level.all.push_back(Entry{trial, value, history_.size() - 1});
+  level.metrics.insert(value);
   insert_best(level, static_cast<std::uint32_t>(level.all.size() - 1));
 }
 
@@ -251,15 +262,33 @@ nlohmann::json ObservationStore::to_json() const {
   }
   nlohmann::json pending = nlohmann::json::array();
   for (const std::uint32_t trial : pending_) pending.push_back({trial, pending_length_[trial]});
+  nlohmann::json modelled = nlohmann::json::array();
+  for (std::uint32_t t = 0; t < modelled_.size(); ++t) {
+    if (modelled_[t] != 0) modelled.push_back(t);
+  }
   return {{"points", std::move(points)},
           {"observations", std::move(observations)},
-          {"pending", std::move(pending)}};
+          {"pending", std::move(pending)},
+          {"modelled", std::move(modelled)}};
 }
 
 void ObservationStore::restore(const nlohmann::json& state) {
   ObservationStore out(dimensions_, cap_);
   const nlohmann::json& points = state.at("points");
   if (!points.is_array()) throw ProtocolError("sampler_state.points: expected an array");
+  // Which trials a model proposed: before the exploration guard states did not say (none).
+  std::vector<bool> modelled(points.size(), false);
+  if (const auto it = state.find("modelled"); it != state.end()) {
+    if (!it->is_array()) throw ProtocolError("sampler_state.modelled: expected an array");
+    for (const nlohmann::json& j : *it) {
+      if (!j.is_number_integer() || j.get<std::int64_t>() < 0 ||
+          static_cast<std::uint64_t>(j.get<std::int64_t>()) >= points.size()) {
+        throw ProtocolError("sampler_state.modelled: trial " + j.dump() + " is not one of the " +
+                            std::to_string(points.size()) + " points");
+      }
+      modelled[static_cast<std::size_t>(j.get<std::int64_t>())] = true;
+    }
+  }
   std::vector<double> p;
   for (std::size_t t = 0; t < points.size(); ++t) {
     const nlohmann::json& row = points[t];
@@ -271,7 +300,7 @@ void ObservationStore::restore(const nlohmann::json& state) {
                           std::to_string(dimensions_) + " numbers in [0, 1], got " + row.dump());
     }
     p.assign(row.begin(), row.end());
-    out.add_trial(static_cast<std::uint32_t>(t), p);
+    out.add_trial(static_cast<std::uint32_t>(t), p, modelled[t]);
   }
   // Non-negative integers, however the JSON holds them (parsed text gives unsigned, values
   // built in C++ may be signed).

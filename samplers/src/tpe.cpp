@@ -51,6 +51,17 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   std::vector<std::uint32_t> good;
   sampler_detail::good_group(store_, config_.gamma, good_count,
                              sampler_detail::min_observations(config_.model, d), good);
+  // A trial whose result repeated another's bit for bit (the same configuration again) is no
+  // evidence of a good region: it goes to the bad group, so proposals leave cells already
+  // tried instead of piling onto them.
+  std::vector<std::uint32_t> repeats;
+  for (const std::uint32_t t : good) {
+    if (store_.repeated(t)) repeats.push_back(t);
+  }
+  if (repeats.size() < good.size())
+    std::erase_if(good, [&](std::uint32_t t) { return store_.repeated(t); });
+  else
+    repeats.clear();  // keep a good group, however poor
   std::vector<std::uint32_t> sorted_good = good;
   std::sort(sorted_good.begin(), sorted_good.end());
   const auto is_good = [&](std::uint32_t t) {
@@ -59,7 +70,9 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   std::vector<std::uint32_t> bad;
   store_.spread(cap - good.size(), bad);
   std::erase_if(bad, is_good);
+  bad.insert(bad.end(), repeats.begin(), repeats.end());
   std::sort(bad.begin(), bad.end());
+  bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
   std::vector<std::uint32_t> pending;
   store_.pending(pending);
   for (const std::uint32_t t : pending) {

@@ -17,7 +17,6 @@ namespace hpsearch {
 namespace {
 
 constexpr const char* kHeader = "hp_key,train_frac,f1,f1_std,acc,acc_std,auc,auc_std";
-constexpr double kLogScaleRatio = 100;  // numeric inputs spanning this much are compared in logs
 
 // One value of a hp_key: a number, a string, or None (inactive).
 struct KeyValue {
@@ -150,7 +149,7 @@ class TableWorkload final : public Workload {
       if (c.categorical) {
         out.push_back({c.name, 0, 0, false, c.choices});
       } else {
-        out.push_back({c.name, c.minval, c.maxval, false, {}});
+        out.push_back({c.name, c.minval, c.maxval, false, {}, true});
       }
     }
     return out;
@@ -158,17 +157,28 @@ class TableWorkload final : public Workload {
   std::vector<double> locate(std::vector<double> x) const override {
     HPSEARCH_ASSERT(x.size() == columns_.size(), "wrong input size");
     for (std::size_t j = 0; j < x.size(); ++j) x[j] = scaled(j, x[j]);
+    // Nearest first by the number of categoricals that differ (an exact match wherever the
+    // table has one), then by the squared distance over the numeric inputs active in the row.
+    std::size_t best_mismatches = std::numeric_limits<std::size_t>::max();
     double best = std::numeric_limits<double>::infinity();
     std::size_t best_row = 0;
     for (std::size_t row = 0; row < points_.size(); ++row) {
+      std::size_t mismatches = 0;
+      for (const std::size_t j : categorical_) {
+        if (!std::isnan(points_[row][j]) && points_[row][j] != x[j]) ++mismatches;
+      }
+      if (mismatches > best_mismatches) continue;
+      const double bound =
+          mismatches < best_mismatches ? std::numeric_limits<double>::infinity() : best;
       double distance = 0;
-      for (std::size_t j = 0; j < x.size() && distance < best; ++j) {
+      for (std::size_t k = 0; k < numeric_.size() && distance < bound; ++k) {
+        const std::size_t j = numeric_[k];
         const double v = points_[row][j];
         if (std::isnan(v)) continue;  // inactive in this configuration
-        const double d = columns_[j].categorical ? (v == x[j] ? 0.0 : 1.0) : v - x[j];
-        distance += d * d;
+        distance += (v - x[j]) * (v - x[j]);
       }
-      if (distance < best) {
+      if (mismatches < best_mismatches || distance < best) {
+        best_mismatches = mismatches;
         best = distance;
         best_row = row;
       }
@@ -272,7 +282,8 @@ class TableWorkload final : public Workload {
       }
       c.categorical = texts;
       std::sort(c.choices.begin(), c.choices.end());
-      c.log_scale = numbers && c.minval > 0 && c.maxval >= kLogScaleRatio * c.minval;
+      c.log_scale = numbers && sampled_in_logs(raw, j, c);
+      (c.categorical ? categorical_ : numeric_).push_back(j);
     }
     for (const std::vector<KeyValue>& row : raw) {
       std::vector<double> point;
@@ -306,7 +317,29 @@ class TableWorkload final : public Workload {
     for (const std::vector<double>& errors : errors_) optimum_ = std::min(optimum_, errors.back());
   }
 
-  // A numeric input on [0, 1] over the table's range (in logs where it spans 100x or more);
+  // Whether a numeric column's rows were drawn log-uniformly rather than uniformly: its range
+  // is positive and its median lies nearer the range's geometric midpoint than its arithmetic
+  // one (on each scale as a share of the range). The nearest row is then measured in logs, so
+  // that a neighbourhood holds as many rows wherever it is: rbv2's cost, gamma, tolerance, s,
+  // ef and ef_construction; glmnet's alpha, spanning 10^-4 to 1 but drawn uniformly, stays
+  // linear (docs/simulator.md).
+  static bool sampled_in_logs(const std::vector<std::vector<KeyValue>>& raw, std::size_t j,
+                              const Column& c) {
+    if (!(c.minval > 0) || c.maxval <= c.minval) return false;
+    std::vector<double> values;
+    for (const std::vector<KeyValue>& row : raw) {
+      if (row[j].number) values.push_back(*row[j].number);
+    }
+    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    const double median = *middle;
+    const double linear = (median - c.minval) / (c.maxval - c.minval);
+    const double logs =
+        (std::log(median) - std::log(c.minval)) / (std::log(c.maxval) - std::log(c.minval));
+    return std::abs(logs - 0.5) < std::abs(linear - 0.5);
+  }
+
+  // A numeric input on [0, 1] over the table's range (in logs where the rows were so drawn);
   // categoricals stay choice indices.
   double scaled(std::size_t j, double v) const {
     const Column& c = columns_[j];
@@ -321,6 +354,8 @@ class TableWorkload final : public Workload {
 
   std::string name_;
   std::vector<Column> columns_;
+  std::vector<std::size_t> categorical_;     // columns holding strings
+  std::vector<std::size_t> numeric_;         // columns holding numbers
   std::vector<std::vector<double>> points_;  // scaled, NaN where inactive
   std::vector<double> fractions_;            // ascending
   std::vector<std::vector<double>> errors_;  // per configuration, per fraction

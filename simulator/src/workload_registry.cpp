@@ -22,6 +22,8 @@ std::string domain_text(const WorkloadParameter& p) {
       text << (i == 0 ? " \"" : ", \"") << p.choices[i] << '"';
   } else if (p.binary) {
     text << "0 or 1";
+  } else if (p.any_number) {
+    text << "any number (its data span [" << p.minval << ", " << p.maxval << "])";
   } else {
     text << "a number in [" << p.minval << ", " << p.maxval << "]";
   }
@@ -36,7 +38,7 @@ bool fits(const WorkloadParameter& p, const nlohmann::json& value) {
   if (!value.is_number()) return false;
   const double v = value.get<double>();
   if (p.binary) return v == 0 || v == 1;
-  return v >= p.minval && v <= p.maxval;
+  return p.any_number || (v >= p.minval && v <= p.maxval);
 }
 
 // Why a hyperparameter's values do not fit a workload input; empty if they all do.
@@ -55,22 +57,23 @@ std::string misfit(const WorkloadParameter& p, const Hyperparameter& hp) {
   if (const auto* c = std::get_if<ConstHp>(&hp)) return values_fit({c->value});
   if (const auto* c = std::get_if<CategoricalHp>(&hp)) return values_fit(c->values);
   const bool numeric = p.choices.empty() && !p.binary;
+  const auto within = [&](double lo, double hi) {
+    return numeric && (p.any_number || (lo >= p.minval && hi <= p.maxval));
+  };
   if (const auto* i = std::get_if<IntHp>(&hp)) {
     const auto lo = static_cast<double>(i->minval);
     const auto hi = static_cast<double>(i->maxval);
-    const bool ok = p.binary ? (lo >= 0 && hi <= 1) : numeric && lo >= p.minval && hi <= p.maxval;
+    const bool ok = p.binary ? (lo >= 0 && hi <= 1) : within(lo, hi);
     return ok ? "" : range(lo, hi);
   }
   if (const auto* d = std::get_if<DoubleHp>(&hp)) {
-    return numeric && d->minval >= p.minval && d->maxval <= p.maxval ? ""
-                                                                     : range(d->minval, d->maxval);
+    return within(d->minval, d->maxval) ? "" : range(d->minval, d->maxval);
   }
   if (const auto* l = std::get_if<LogHp>(&hp)) {
     const double lo = std::pow(l->base, std::min(l->minval, l->maxval));
     const double hi = std::pow(l->base, std::max(l->minval, l->maxval));
-    return numeric && std::min(lo, hi) >= p.minval && std::max(lo, hi) <= p.maxval
-               ? ""
-               : range(std::min(lo, hi), std::max(lo, hi));
+    return within(std::min(lo, hi), std::max(lo, hi)) ? ""
+                                                      : range(std::min(lo, hi), std::max(lo, hi));
   }
   return "is a nested map";
 }
@@ -158,6 +161,9 @@ void check_workload_parameters(const Workload& workload, const HyperparameterSpa
     reads += p.name;
     if (p.binary) {
       reads += " in {0, 1}";
+    } else if (p.any_number) {
+      reads += ": ";
+      reads += domain_text(p);
     } else if (p.choices.empty()) {
       reads += " in ";
       reads += domain_text(p).substr(12);  // "[lo, hi]" without "a number in "
@@ -203,40 +209,102 @@ std::filesystem::path default_data_dir() {
 
 namespace {
 
-std::unique_ptr<Workload> make_named_workload(const std::string& name,
-                                              const std::filesystem::path& data_dir) {
-  if (name == "mf-branin") return make_mf_branin(FidelityConvention::kAllCoefficients);
-  if (name == "mf-branin-dragonfly") return make_mf_branin(FidelityConvention::kFirstCoefficient);
-  if (name == "mf-hartmann3") return make_mf_hartmann(3, FidelityConvention::kAllCoefficients);
-  if (name == "mf-hartmann6") return make_mf_hartmann(6, FidelityConvention::kAllCoefficients);
-  if (name == "mf-hartmann3-dragonfly")
-    return make_mf_hartmann(3, FidelityConvention::kFirstCoefficient);
-  if (name == "mf-hartmann6-dragonfly")
-    return make_mf_hartmann(6, FidelityConvention::kFirstCoefficient);
-  if (name.starts_with("prior-hartmann-")) return make_prior_hartmann(name.substr(15));
-  if (const auto n = count_suffix(name, "counting-ones-")) return make_counting_ones(*n);
-  if (const auto n = count_suffix(name, "learning-curves-")) return make_learning_curves(*n);
+// A YAHPO rbv2 table by name: rbv2-LEARNER (OpenML task 1220, shipped in yahpo-rbv2/) or
+// rbv2-LEARNER@TASK, read from yahpo-rbv2/ or else yahpo-rbv2-dev/ (the development tables).
+std::unique_ptr<Workload> make_rbv2(const std::string& name, const std::filesystem::path& dir) {
   for (const char* learner : {"svm", "glmnet", "aknn"}) {
-    if (name == std::string("rbv2-") + learner) {
-      std::string file = "rbv2_";
-      file += learner;
-      file += "-1220.csv";
-      return make_table_workload(data_dir / "yahpo-rbv2" / file, name);
+    const std::string prefix = std::string("rbv2-") + learner;
+    if (!name.starts_with(prefix)) continue;
+    std::string task = "1220";
+    if (name.size() > prefix.size()) {
+      const std::string rest = name.substr(prefix.size());
+      // A task id: digits without a leading zero, so that each table has one name.
+      if (rest.size() < 2 || rest.size() > 10 || rest[0] != '@' || rest[1] == '0' ||
+          !std::all_of(rest.begin() + 1, rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return nullptr;
+      }
+      task = rest.substr(1);
     }
+    const std::string file = std::string("rbv2_") + learner + "-" + task + ".csv";
+    const std::filesystem::path shipped = dir / "yahpo-rbv2" / file;
+    const std::filesystem::path development = dir / "yahpo-rbv2-dev" / file;
+    std::error_code ignored;
+    if (task != "1220" && !std::filesystem::exists(shipped, ignored) &&
+        !std::filesystem::exists(development, ignored)) {
+      throw std::invalid_argument("no table for task " + task + ": neither '" + shipped.string() +
+                                  "' nor '" + development.string() + "' exists");
+    }
+    const bool in_development = task != "1220" && !std::filesystem::exists(shipped, ignored);
+    return make_table_workload(in_development ? development : shipped, name);
   }
-  throw std::invalid_argument(
-      "unknown workload '" + name +
-      "' (workloads: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6, "
-      "mf-hartmann3-dragonfly, mf-hartmann6-dragonfly, prior-hartmann-{default,good,moderate,"
-      "bad,terrible}, counting-ones-N, learning-curves-N, rbv2-svm, rbv2-glmnet, rbv2-aknn)");
+  return nullptr;
 }
 
 }  // namespace
 
+const std::vector<WorkloadRow>& workload_rows() {
+  using C = FidelityConvention;
+  static const std::vector<WorkloadRow> rows = {
+      {"mf-branin, mf-branin-dragonfly", "x1 in [-5, 10], x2 in [0, 15]",
+       [](const std::string& name, const std::filesystem::path&) -> std::unique_ptr<Workload> {
+         if (name == "mf-branin") return make_mf_branin(C::kAllCoefficients);
+         if (name == "mf-branin-dragonfly") return make_mf_branin(C::kFirstCoefficient);
+         return nullptr;
+       }},
+      {"mf-hartmann3, mf-hartmann6 (-dragonfly)", "x0 .. x2 or x0 .. x5 in [0, 1]",
+       [](const std::string& name, const std::filesystem::path&) -> std::unique_ptr<Workload> {
+         for (const int d : {3, 6}) {
+           const std::string base = "mf-hartmann" + std::to_string(d);
+           if (name == base) return make_mf_hartmann(d, C::kAllCoefficients);
+           if (name == base + "-dragonfly") return make_mf_hartmann(d, C::kFirstCoefficient);
+         }
+         return nullptr;
+       }},
+      {"prior-hartmann-{default,good,moderate,bad,terrible}",
+       "x0 .. x2 in [0, 1], tunable fidelity correlation",
+       [](const std::string& name, const std::filesystem::path&) -> std::unique_ptr<Workload> {
+         if (!name.starts_with("prior-hartmann-")) return nullptr;
+         return make_prior_hartmann(name.substr(15));
+       }},
+      {"counting-ones-N", "cat0 .. catN-1 in {0, 1}, cont0 .. contN-1 in [0, 1]",
+       [](const std::string& name, const std::filesystem::path&) -> std::unique_ptr<Workload> {
+         const auto n = count_suffix(name, "counting-ones-");
+         return n ? make_counting_ones(*n) : nullptr;
+       }},
+      {"learning-curves-N",
+       "x0 .. xN-1 in [0, 1]; synthetic learning curves that cross (error after t = 100 z "
+       "epochs)",
+       [](const std::string& name, const std::filesystem::path&) -> std::unique_ptr<Workload> {
+         const auto n = count_suffix(name, "learning-curves-");
+         return n ? make_learning_curves(*n) : nullptr;
+       }},
+      {"rbv2-svm, rbv2-glmnet, rbv2-aknn [@TASK]",
+       "YAHPO rbv2 tables: OpenML task 1220, or @TASK one of the development tasks (svm 40536, "
+       "40966, 40975, 40978; glmnet 375, 40978, 40981, 41138; aknn 40927, 40978, 40981, 40996); "
+       "the error 1 - acc of the nearest listed configuration (docs/simulator.md); run with a "
+       "wrong config to see the inputs and their ranges",
+       make_rbv2},
+  };
+  return rows;
+}
+
+std::string workload_list() {
+  std::string text;
+  for (const WorkloadRow& row : workload_rows()) {
+    if (!text.empty()) text += ", ";
+    text += row.names;
+  }
+  return text;
+}
+
 std::unique_ptr<Workload> make_workload(const std::string& name,
                                         const std::filesystem::path& data_dir) {
   try {
-    return make_named_workload(name, data_dir);
+    for (const WorkloadRow& row : workload_rows()) {
+      if (std::unique_ptr<Workload> workload = row.make(name, data_dir)) return workload;
+    }
+    throw std::invalid_argument("unknown workload '" + name + "' (workloads: " + workload_list() +
+                                ")");
   } catch (const std::invalid_argument& e) {
     // Every message names the workload as given ("unknown workload 'x'" already does).
     if (std::string_view(e.what()).starts_with("unknown workload '")) throw;

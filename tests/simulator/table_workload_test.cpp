@@ -4,9 +4,13 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 
+#include "hpsearch/config/config.hpp"
 #include "hpsearch/simulator/workload.hpp"
 #include "support/ops.hpp"
 #include "support/spaces.hpp"
@@ -55,11 +59,31 @@ TEST_CASE("table workload: inputs, nearest configuration and interpolation") {
   // (100, a, 0.5): log c = 2/3. Row 2 is (1 - 2/3)^2 = 1/9 away, row 3 (1/3)^2 + 1^2, row 1
   // (2/3)^2 + 1 (kernel).
   CHECK(table->locate({100, 0, 0.5}) == std::vector<double>{1});
+  // (1, a, 0.5): row 1 is 0 away in c but of kernel b; rows 2 and 3 match the kernel, at
+  // 1^2 + 0 and (1/3)^2 + 1^2: row 2, although row 1 is as near in the numbers (a categorical
+  // must match exactly where a row does).
+  CHECK(table->locate({1, 0, 0.5}) == std::vector<double>{1});
   // Row 2's errors are 0.4 at 0.5 and 0.3 at 1.0.
   CHECK(table->value({1}, 0.75) == doctest::Approx(0.35));
   CHECK(table->value({1}, 0.2) == doctest::Approx(0.4));  // below the lowest fraction
   CHECK(table->value({1}, 1.0) == doctest::Approx(0.3));
   CHECK(table->cost(0.5) == 0.5);
+}
+
+TEST_CASE("table workload: a column is compared in logs only where its rows were drawn so") {
+  // alpha spans 10^-4 .. 1 but its median 0.5 lies at the arithmetic middle: compared linearly.
+  // 0.2 is then 0.2 - 0.0001 from row 1 and 0.3 from row 2; in logs it would be nearer row 2
+  // (ln 0.2 is 7.6 above ln 0.0001, ln 0.5 8.5).
+  const auto table = make_table_workload(
+      write_table("alpha.csv", std::string(kHeader) + "\"{'alpha': 0.0001}\",1.0,0,0,0.1,0,0,0\n"
+                                                      "\"{'alpha': 0.5}\",1.0,0,0,0.2,0,0,0\n"
+                                                      "\"{'alpha': 1.0}\",1.0,0,0,0.3,0,0,0\n"),
+      "alpha");
+  CHECK(table->locate({0.2}) == std::vector<double>{0});
+  CHECK(table->locate({0.3}) == std::vector<double>{1});
+  // A table reads any number: beyond its rows' range, the nearest row.
+  CHECK(table->parameters().front().any_number);
+  CHECK(table->locate({5}) == std::vector<double>{2});
 }
 
 TEST_CASE("workload inputs: a config's values read through the core encoding") {
@@ -155,4 +179,103 @@ TEST_CASE("table workload: the shipped YAHPO rbv2 tables") {
       (void)make_workload("rbv2-svm", "/nonexistent"),
       "workload 'rbv2-svm': cannot read table '/nonexistent/yahpo-rbv2/rbv2_svm-1220.csv'",
       std::invalid_argument);
+}
+
+namespace {
+
+// One row of a table at train_frac 1.0, read here independently of the workload: its
+// configuration (a JSON object, null where inactive) and its error 1 - acc.
+struct FullRow {
+  nlohmann::json config;
+  double error = 0;
+};
+
+// The rows at train_frac 1.0 of an rbv2 CSV. The hp_key is a Python dict literal; with its
+// quotes turned into JSON's and None into null it is a JSON object.
+std::vector<FullRow> full_rows(const fs::path& csv) {
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::vector<FullRow> rows;
+  while (std::getline(in, line)) {
+    const std::size_t close = line.find('"', 1);
+    std::string key = line.substr(1, close - 1);
+    std::vector<std::string> fields;
+    std::size_t at = close + 2;
+    for (std::size_t comma; (comma = line.find(',', at)) != std::string::npos; at = comma + 1) {
+      fields.push_back(line.substr(at, comma - at));
+    }
+    fields.push_back(line.substr(at));
+    if (std::stod(fields[0]) != 1.0) continue;
+    for (char& c : key) c = c == '\'' ? '"' : c;
+    for (std::size_t n; (n = key.find("None")) != std::string::npos;) key.replace(n, 4, "null");
+    rows.push_back({nlohmann::json::parse(key), 1 - std::stod(fields[3])});
+  }
+  return rows;
+}
+
+// Whether a value can be sampled from a hyperparameter of the space.
+bool in_space(const Hyperparameter& hp, const nlohmann::json& v) {
+  if (const auto* c = std::get_if<CategoricalHp>(&hp)) {
+    return std::find(c->values.begin(), c->values.end(), v) != c->values.end();
+  }
+  const double x = v.get<double>();
+  if (const auto* i = std::get_if<IntHp>(&hp)) {
+    return x == std::round(x) && x >= static_cast<double>(i->minval) &&
+           x <= static_cast<double>(i->maxval);
+  }
+  if (const auto* d = std::get_if<DoubleHp>(&hp)) return x >= d->minval && x <= d->maxval;
+  const auto& l = std::get<LogHp>(hp);
+  const double exponent = std::log(x) / std::log(l.base);
+  return exponent >= l.minval && exponent <= l.maxval;
+}
+
+}  // namespace
+
+TEST_CASE("table workload: every sampler can reach each table's best rows") {
+  // For each of the 15 tables (task 1220 and the 12 development tasks) under the space of its
+  // example config: the 10 best rows at full fidelity lie in the space (so random search can
+  // draw them, and TPE and GP, which decode any point of the unit cube into the space, can
+  // propose them), and each row's own configuration is located to a row of the same error (its
+  // own, or a listed duplicate).
+  const fs::path root = HPSEARCH_SOURCE_DIR;
+  const std::map<std::string, std::vector<std::string>> tasks = {
+      {"svm", {"1220", "40536", "40966", "40975", "40978"}},
+      {"glmnet", {"1220", "375", "40978", "40981", "41138"}},
+      {"aknn", {"1220", "40927", "40978", "40981", "40996"}}};
+  const std::map<std::string, std::string> examples = {{"svm", "rbv2_svm_asha.yaml"},
+                                                       {"glmnet", "rbv2_glmnet_asha.yaml"},
+                                                       {"aknn", "rbv2_aknn_random.yaml"}};
+  for (const auto& [learner, ids] : tasks) {
+    const ExperimentConfig config = load_config(root / "examples" / examples.at(learner));
+    for (const std::string& task : ids) {
+      const std::string name = "rbv2-" + learner + (task == "1220" ? "" : "@" + task);
+      CAPTURE(name);
+      const auto table = make_workload(name, root / "data");
+      const WorkloadInputs inputs(*table, config.hyperparameters);
+      const std::string dir = task == "1220" ? "yahpo-rbv2" : "yahpo-rbv2-dev";
+      std::vector<FullRow> rows =
+          full_rows(root / "data" / dir / ("rbv2_" + learner + "-" + task + ".csv"));
+      REQUIRE(rows.size() == 3000);
+      std::stable_sort(rows.begin(), rows.end(),
+                       [](const FullRow& a, const FullRow& b) { return a.error < b.error; });
+      CHECK(*table->optimum() == doctest::Approx(rows.front().error).epsilon(1e-12));
+      for (std::size_t r = 0; r < 10; ++r) {
+        nlohmann::json hparams = rows[r].config;
+        for (const NamedHyperparameter& entry : config.hyperparameters.entries()) {
+          nlohmann::json& v = hparams[entry.name];
+          if (v.is_null()) {  // inactive: any value of the space
+            const auto* d = std::get_if<LogHp>(&entry.value);
+            if (const auto* i = std::get_if<IntHp>(&entry.value)) v = i->minval;
+            if (d) v = std::pow(d->base, d->minval);
+          }
+          CAPTURE(entry.name);
+          CAPTURE(v.dump());
+          CHECK(in_space(entry.value, v));
+        }
+        CHECK(table->value(table->locate(inputs.read(hparams)), 1.0) ==
+              doctest::Approx(rows[r].error).epsilon(1e-12));
+      }
+    }
+  }
 }

@@ -18,23 +18,49 @@ trains, checkpoints and frees it when it waits for a decision, and restores when
 its metric is the workload's value at fidelity length / max_length (smaller is better).
 Deterministic for a given config, seed and options.
 
-Workloads (the config's top-level hyperparameters must be exactly the workload's inputs):
-  mf-branin, mf-branin-dragonfly            x1 in [-5, 10], x2 in [0, 15]
-  mf-hartmann3, mf-hartmann6 (-dragonfly)   x0 .. x2 or x0 .. x5 in [0, 1]
-  prior-hartmann-{default,good,moderate,bad,terrible}
-                                            x0 .. x2 in [0, 1], tunable fidelity correlation
-  counting-ones-N                           cat0 .. catN-1 in {0, 1}, cont0 .. contN-1 in [0, 1]
-  learning-curves-N                         x0 .. xN-1 in [0, 1]; synthetic learning curves that
-                                            cross (error after t = 100 z epochs)
-  rbv2-svm, rbv2-glmnet, rbv2-aknn          YAHPO rbv2 tables (OpenML task 1220): the nearest
-                                            listed configuration's error 1 - acc; run with a
-                                            wrong config to see the inputs and their ranges
-
 )";
 
 constexpr const char* kAfter = R"(
 A progress bar is drawn on stderr when stderr is a terminal.
 )";
+
+// The workload table's rows, as a two-column list wrapped to 100 columns.
+std::string workloads_help() {
+  constexpr std::size_t kIndent = 44;
+  constexpr std::size_t kWidth = 100;
+  std::string text =
+      "Workloads (the config's top-level hyperparameters must be exactly the workload's inputs):\n";
+  for (const WorkloadRow& row : workload_rows()) {
+    std::string line = "  " + std::string(row.names);
+    std::size_t column = line.size();
+    if (column + 1 > kIndent) {
+      text += line + "\n";
+      line.clear();
+      column = 0;
+    }
+    line.append(kIndent - column, ' ');
+    column = kIndent;
+    bool first = true;  // the first word of the column needs no space before it
+    std::string_view words = row.inputs;
+    while (!words.empty()) {
+      const std::size_t space = words.find(' ');
+      const std::string_view word = words.substr(0, space);
+      if (!first && column + 1 + word.size() > kWidth) {
+        text += line + "\n";
+        line.assign(kIndent, ' ');
+        column = kIndent;
+        first = true;
+      }
+      if (!first) line += ' ';
+      line += word;
+      column += word.size() + (first ? 0 : 1);
+      first = false;
+      words.remove_prefix(space == std::string_view::npos ? words.size() : space + 1);
+    }
+    text += line + "\n";
+  }
+  return text;
+}
 
 const cli::OptionSet& options() {
   static const cli::OptionSet set = [] {
@@ -122,7 +148,7 @@ void write_run_files(const std::filesystem::path& dir, const RunSummary& summary
 }  // namespace
 
 std::string run_help() {
-  return kAbout + options().help() + kAfter;
+  return kAbout + workloads_help() + "\n" + options().help() + kAfter;
 }
 
 SimCommand parse_run(const std::vector<std::string>& args) {

@@ -36,7 +36,8 @@ struct GpHyper;
 /// the uncertainty there so parallel workers are sent elsewhere. EI is maximised over
 /// `candidates` random points plus local moves around the best observations at the longest
 /// length, then refined around the best few with shrinking moves. Random proposals
-/// (Determined's draws) until enough trials have reported, and for `random_fraction` after.
+/// (Determined's draws) until enough trials have reported, and for the exploration guard's share
+/// after (model_common.hpp, random_share).
 class GpSampler {
  public:
   GpSampler(const HyperparameterSpace& space, const GpConfig& config);

@@ -4,11 +4,13 @@
 /// event (L the number of distinct lengths, a handful of rungs), and the capped sets of trials
 /// its models are fitted on.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -39,9 +41,22 @@ class ObservationStore {
   [[nodiscard]] std::size_t dimensions() const { return dimensions_; }
   [[nodiscard]] std::size_t cap() const { return cap_; }
 
-  /// Records the point of a newly proposed trial. Precondition: `trial == trials()` (trials
-  /// arrive in creation order).
-  void add_trial(std::uint32_t trial, std::span<const double> point);
+  /// Records the point of a newly proposed trial, and whether a model proposed it (else it was
+  /// a random proposal). Precondition: `trial == trials()` (trials arrive in creation order).
+  void add_trial(std::uint32_t trial, std::span<const double> point, bool modelled = false);
+  /// Whether a model proposed the trial.
+  [[nodiscard]] bool modelled(std::uint32_t trial) const { return modelled_[trial] != 0; }
+  /// Trials comparable for the exploration guard: those created since the first modelled one
+  /// (model-made and random ones interleaved, so of a like age). Counts of those observed.
+  [[nodiscard]] bool comparable(std::uint32_t trial) const { return trial >= first_modelled_; }
+  [[nodiscard]] std::size_t comparable_modelled() const { return comparable_counts_[1]; }
+  [[nodiscard]] std::size_t comparable_random() const { return comparable_counts_[0]; }
+  /// Whether the trial's first observation repeated, bit for bit, a metric another trial had
+  /// reported at the same length: most likely the same configuration again (a table's row, a
+  /// discrete space's point), which tells a model nothing new.
+  [[nodiscard]] bool repeated(std::uint32_t trial) const { return repeated_[trial] != 0; }
+  /// Comparable model-made trials whose first observation was a repeat.
+  [[nodiscard]] std::size_t comparable_modelled_repeats() const { return modelled_repeats_; }
   [[nodiscard]] std::size_t trials() const { return last_length_.size(); }
   [[nodiscard]] std::span<const double> point(std::uint32_t trial) const;
 
@@ -114,8 +129,9 @@ class ObservationStore {
   void model_observations(std::vector<Observed>& out) const;
 
   /// `{"points": [[...], ...], "observations": [[trial, length, metric], ...],
-  /// "pending": [[trial, length], ...]}`: observations in the order they came, metrics as
-  /// metric_to_json.
+  /// "pending": [[trial, length], ...], "modelled": [trial, ...]}`: observations in the order
+  /// they came, metrics as metric_to_json; "modelled" lists the trials a model proposed
+  /// (absent in states written before the exploration guard: none).
   [[nodiscard]] nlohmann::json to_json() const;
   /// Rebuilds a store (of this dimension and cap) from to_json's form. Throws ProtocolError
   /// naming the field that is malformed.
@@ -135,6 +151,7 @@ class ObservationStore {
   struct Level {
     std::vector<Entry> all;           // observation order
     std::vector<std::uint32_t> best;  // indexes into all, best first, at most cap / 2
+    std::set<double> metrics;         // every metric reported here (repeats, O(log n))
     friend bool operator==(const Level&, const Level&) = default;
   };
   struct Observation {
@@ -160,6 +177,11 @@ class ObservationStore {
   std::vector<std::uint32_t> previous_;        // per observation: the trial's previous, or kNone
   std::vector<std::uint32_t> latest_;          // per trial: its latest observation, or kNone
   std::map<std::uint64_t, Level> levels_;
+  std::vector<std::uint8_t> modelled_;                  // per trial: 1 if a model proposed it
+  std::uint32_t first_modelled_ = kNone;                // the first model-made trial
+  std::array<std::size_t, 2> comparable_counts_{0, 0};  // observed comparable: random, modelled
+  std::vector<std::uint8_t> repeated_;                  // per trial: first observation a repeat
+  std::size_t modelled_repeats_ = 0;                    // comparable model-made repeats
 };
 
 }  // namespace hpsearch

@@ -19,7 +19,8 @@ struct GridSamplerConfig {
 
 /// What the model-based samplers share.
 struct ModelOptions {
-  /// The share of proposals drawn at random even once a model exists (exploration).
+  /// The share of proposals drawn at random once the model has earned trust; the exploration
+  /// guard draws more until then (docs/samplers.md). 0: every proposal modelled, no guard.
   double random_fraction = 0.1;
   /// Trials that must have reported before proposals are modelled; 0 means dimensions + 2.
   /// Until then proposals are random (Determined's draws).

@@ -24,9 +24,10 @@ namespace hpsearch {
 /// every trial training now (a constant liar, so parallel workers are not sent to the same
 /// place). One Parzen estimator over all coordinates per group (multivariate: it keeps
 /// interactions); `candidates` points drawn from the good one; the point maximising good /
-/// bad density is proposed. Until enough trials have reported, and for `random_fraction` of
-/// proposals after, the proposal is a random one with Determined's draws. Deterministic: all
-/// draws come from the search's stream.
+/// bad density is proposed. Until enough trials have reported, and for the share of proposals
+/// the exploration guard sets after (model_common.hpp, random_share), the proposal is a random
+/// one with Determined's draws; a trial whose first result repeated another's goes to the bad
+/// group. Deterministic: all draws come from the search's stream.
 class TpeSampler {
  public:
   TpeSampler(const HyperparameterSpace& space, const TpeConfig& config);

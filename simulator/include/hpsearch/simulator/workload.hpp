@@ -25,6 +25,9 @@ struct WorkloadParameter {
   double maxval = 1;
   bool binary = false;  ///< takes only the values 0 and 1 (counting ones' categoricals)
   std::vector<std::string> choices{};  ///< a categorical of strings (tables): read as the index
+  /// Reads any number, [minval, maxval] being where its data lie (a table: a value beyond its
+  /// rows' range has the nearest row like any other), so a space may reach past that range.
+  bool any_number = false;
 };
 
 /// A benchmark function of a configuration and a fidelity. Smaller is better. An open set
@@ -74,10 +77,13 @@ enum class FidelityConvention { kAllCoefficients, kFirstCoefficient };
                                                              std::uint32_t instance = 0);
 
 /// A YAHPO rbv2 table (hp_key, train_frac, f1, f1_std, acc, acc_std, auc, auc_std): the metric
-/// is the error 1 - acc of the listed configuration nearest to the trial's (numeric inputs
-/// scaled to [0, 1] over the table's range, logarithmically where it spans 100x or more;
-/// a different categorical counts 1; inactive inputs are skipped), interpolated linearly
-/// between the tabulated train fractions (below the lowest, its value). Cost is linear in
+/// is the error 1 - acc of the listed configuration nearest to the trial's, interpolated
+/// linearly between the tabulated train fractions (below the lowest, its value). Nearest: the
+/// fewest categoricals that differ (an exact match wherever the table has one), then the
+/// smallest squared distance over the numeric inputs active in the row, each scaled to [0, 1]
+/// over the table's range, in logs where the rows were drawn log-uniformly (the median lies
+/// nearer the geometric than the arithmetic middle of the range); inputs inactive in a row
+/// (None) are skipped; ties go to the row listed first. Cost is linear in
 /// train_frac (z). The optimum is the table's best error at train_frac 1. Throws
 /// std::invalid_argument naming the file and line of anything it cannot read.
 [[nodiscard]] std::unique_ptr<Workload> make_table_workload(const std::filesystem::path& csv,
@@ -117,10 +123,28 @@ void check_workload_parameters(const Workload& workload, const HyperparameterSpa
 /// the build was configured with).
 [[nodiscard]] std::filesystem::path default_data_dir();
 
-/// A workload by name: mf-branin, mf-branin-dragonfly, mf-hartmann3, mf-hartmann6 (and their
-/// -dragonfly forms), prior-hartmann-{default,good,moderate,bad,terrible}, counting-ones-N,
-/// learning-curves-N, rbv2-{svm,glmnet,aknn} (tables read from data_dir/yahpo-rbv2). Throws
-/// std::invalid_argument listing the names.
+/// One row of the workload table: how its names read, what inputs it takes (both for
+/// `searcher-sim help run`), and its maker, which returns the workload if `name` is one of the
+/// row's and nullptr otherwise (it may throw std::invalid_argument for a name that is the row's
+/// but cannot be made, such as a table that cannot be read). Adding a workload: its own source
+/// file with a make_ function, and one row in workload_rows() (workload_registry.cpp).
+struct WorkloadRow {
+  std::string_view names;
+  std::string_view inputs;
+  std::unique_ptr<Workload> (*make)(const std::string& name, const std::filesystem::path& data_dir);
+};
+
+/// The workload table, in the order help lists it.
+[[nodiscard]] const std::vector<WorkloadRow>& workload_rows();
+/// The rows' names, separated by commas (the unknown-workload message).
+[[nodiscard]] std::string workload_list();
+
+/// A workload by name, from the first row of workload_rows() that makes it: mf-branin,
+/// mf-branin-dragonfly, mf-hartmann3, mf-hartmann6 (and their -dragonfly forms),
+/// prior-hartmann-{default,good,moderate,bad,terrible}, counting-ones-N, learning-curves-N,
+/// rbv2-{svm,glmnet,aknn} (OpenML task 1220, data_dir/yahpo-rbv2) and rbv2-{svm,glmnet,aknn}@TASK
+/// (data_dir/yahpo-rbv2, else data_dir/yahpo-rbv2-dev). Throws std::invalid_argument listing
+/// the names.
 [[nodiscard]] std::unique_ptr<Workload> make_workload(
     const std::string& name, const std::filesystem::path& data_dir = default_data_dir());
 
