@@ -206,7 +206,13 @@ class Shepherd {
 [[noreturn]] void shepherd_main(pid_t runner, const int (&fds)[7], char* const* argv,
                                 char* const* envp, const char* directory) {
   ::setpgid(0, 0);  // out of the runner's group: a Ctrl-C on the terminal reaches the runner only
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 || ::getppid() != runner) ::_exit(127);
+  // Until the trial is forked, nothing is ours to clean up, so the runner's death simply ends
+  // us (SIGKILL, sent as it dies). Set first, then checked: a runner that died before the
+  // prctl sends nothing, but is no longer our parent.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||
+      ::getppid() != runner) {
+    ::_exit(127);
+  }
   // Descriptors 0..6 as the layout says, everything else closed: the runner's other pipes
   // (another trial's control pipe above all) must not stay open here.
   int high[7];
@@ -230,10 +236,20 @@ class Shepherd {
   int exec_pipe[2];
   if (signal_fd < 0 || ::pipe2(exec_pipe, O_CLOEXEC) != 0) ::_exit(127);
 
+  const pid_t shepherd = ::getpid();
   const pid_t trial = ::fork();
   if (trial < 0) ::_exit(127);
   if (trial == 0) {
     ::close(exec_pipe[0]);
+    // No trial may start once the runner is gone (issue 25: one exec'd after the runner's
+    // SIGKILL, and a resumed runner could relaunch it beside it). Our parent's death kills us
+    // (set, then checked; the trial keeps it, and we outlive it unless killed ourselves); the
+    // runner's death is the control pipe's hang-up, checked last before exec.
+    pollfd control{kControlFd, POLLIN, 0};
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != shepherd ||
+        ::poll(&control, 1, 0) < 0 || (control.revents & (POLLHUP | POLLERR)) != 0) {
+      ::_exit(127);
+    }
     ::setpgid(0, 0);
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
@@ -246,6 +262,9 @@ class Shepherd {
     ::_exit(127);
   }
   ::close(exec_pipe[1]);
+  // From here on the runner's death is the control pipe's end of file: we outlive it to kill
+  // the trial's whole tree (a SIGKILL would leave the tree to init).
+  ::prctl(PR_SET_PDEATHSIG, 0);
   // The trial's ends are the trial's: the report pipe must reach end of file when it is gone.
   for (const int fd : {0, 1, 2, kCommandFd, kReportFd}) ::close(fd);
   int error = 0;
