@@ -191,7 +191,6 @@ void Supervisor::accept_connections() {
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (const int error = errno; is_descriptor_shortage(error)) {
-        read_pending();  // hellos already sent are taken in first
         on_shortage(std::string("accepting a trial's connection: ") + std::strerror(error));
       }
       return;  // EAGAIN: none left waiting
@@ -229,6 +228,7 @@ void Supervisor::expire_pending(std::chrono::steady_clock::time_point now) {
 }
 
 void Supervisor::on_shortage(const std::string& what) {
+  read_pending();  // hellos already sent are taken in first
   for (Connection& c : pending_) ::close(c.fd);
   pending_.clear();
   accept_at_ = std::chrono::steady_clock::now() + kShortagePause;

@@ -149,10 +149,10 @@ class Supervisor {
   void drop_pending(std::size_t index);
   // Closes pending connections whose hello is overdue at `now`.
   void expire_pending(std::chrono::steady_clock::time_point now);
-  // Descriptors ran short while trying to `what`: closes the pending connections (nobody's
-  // yet) and pauses accepting.
+  // Descriptors ran short while trying to `what`: reads the hellos already sent, closes the
+  // connections still pending (nobody's yet) and pauses accepting.
   void on_shortage(const std::string& what);
-  // Tells the listener `text` the first time a limit of `kind` is reached.
+  // Tells the listener `text` unless `told`, then sets it.
   void notice_once(bool& told, const std::string& text);
   void reap();
 
