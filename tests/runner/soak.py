@@ -88,9 +88,14 @@ def experiment_key(exp):
         return json.load(f)["key"]
 
 
-def processes_of(key):
-    """Processes whose environment carries the experiment's key (as `ps e` would show)."""
+def processes_of(key, runner_command=None):
+    """Processes whose environment carries the experiment's key (as `ps e` would show), and
+    with `runner_command` (the killed runner's, which has been reaped) the runner's forks: its
+    trials' shepherds, and a trial forked but not yet exec'd, which carry the runner's command
+    line and not yet the key. Without them, a trial exec'd by a shepherd after the check had
+    seen nothing would look like a process started after the runner's death."""
     marker = f"HPSEARCH_EXPERIMENT_KEY={key}".encode()
+    command = None if runner_command is None else b"\0".join(a.encode() for a in runner_command) + b"\0"
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -99,19 +104,24 @@ def processes_of(key):
             with open(f"/proc/{name}/environ", "rb") as f:
                 if marker in f.read().split(b"\0"):
                     found.append(int(name))
+                    continue
+            if command is not None:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    if f.read() == command:
+                        found.append(int(name))
         except OSError:
             pass
     return found
 
 
-def check_no_process_left(exp, when):
+def check_no_process_left(exp, when, runner_command=None):
     """Waits up to 5 s for the experiment's processes to go (killed ones take a moment)."""
     key = experiment_key(exp)
     deadline = time.monotonic() + 5
-    left = processes_of(key)
+    left = processes_of(key, runner_command)
     while left and time.monotonic() < deadline:
         time.sleep(0.05)
-        left = processes_of(key)
+        left = processes_of(key, runner_command)
     if left:
         ps = subprocess.run(["ps", "-o", "pid,ppid,args", "-p", ",".join(map(str, left))],
                             capture_output=True, text=True).stdout
@@ -204,7 +214,7 @@ def run_with_kills(exp, slots, kill_every):
                 runner.send_signal(signal.SIGKILL)
                 runner.wait()
                 kills += 1
-                check_no_process_left(exp, f"after kill {kills}")
+                check_no_process_left(exp, f"after kill {kills}", command)
                 recorded.take(exp)
                 command = [args.searcher_run, "resume", exp] + run_options(slots)
                 resumes += 1

@@ -83,6 +83,11 @@ class FakeProcess final : public TrialProcess {
 class FakeLauncher final : public Launcher {
  public:
   std::unique_ptr<TrialProcess> launch(const LaunchSpec& spec) override {
+    ++attempts;
+    if (short_of_descriptors > 0) {
+      --short_of_descriptors;
+      throw DescriptorShortage("pipe: Too many open files");
+    }
     if (spec.command == "fail") throw std::runtime_error("cannot start 'fail'");
     commands.push_back(spec.command);
     const long pid = 100 + static_cast<long>(commands.size());
@@ -94,6 +99,8 @@ class FakeLauncher final : public Launcher {
   std::map<long, std::map<std::string, std::string>> environments;
   std::vector<std::string> commands;
   std::map<long, FakeState> states;
+  int short_of_descriptors = 0;  // the next launches that fail with EMFILE
+  int attempts = 0;
 };
 
 struct Recorder final : SupervisorListener {
@@ -107,6 +114,8 @@ struct Recorder final : SupervisorListener {
     events.push_back("exited " + std::to_string(trial) + " " + status.describe());
   }
   void on_refused(const std::string& who) override { refused.push_back(who); }
+  void on_notice(const std::string& text) override { notices.push_back(text); }
+  std::vector<std::string> notices;
   std::vector<std::string> events;
   std::vector<std::string> refused;
 };
@@ -310,6 +319,91 @@ TEST_CASE("supervisor: trials connect with their own token, others are refused")
     for (const int fd : {a, b, stranger}) ::close(fd);
   }
   CHECK(!std::filesystem::exists(dir / "channel.sock"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("supervisor: a launch out of descriptors waits and starts later, never a failure") {
+  Fixture f(1);
+  f.launcher.short_of_descriptors = 3;
+  f.supervisor.enqueue(0);
+  f.supervisor.enqueue(1);
+  f.launch();  // fails, and fails again at once: trial 0 waits at the head of the queue
+  CHECK(f.launcher.attempts == 2);
+  CHECK(f.started.empty());
+  CHECK(f.failures.empty());
+  CHECK(f.supervisor.waiting());
+  f.launch();  // within the pause: not tried
+  CHECK(f.launcher.attempts == 2);
+  // The pause is a lower bound: sleeping longer can only make the test surer.
+  std::this_thread::sleep_for(Supervisor::kShortagePause + std::chrono::milliseconds(200));
+  f.launch();  // fails once more, then starts with the retry
+  CHECK(f.launcher.attempts == 4);
+  CHECK(f.started.size() == 1);
+  CHECK(f.started.contains(0));  // trial 0 kept its place before trial 1
+  CHECK(f.failures.empty());
+  REQUIRE(f.recorder.notices.size() == 1);  // told once
+  CHECK(f.recorder.notices[0].find("out of file descriptors") != std::string::npos);
+  CHECK(f.recorder.notices[0].find("no restart is counted") != std::string::npos);
+}
+
+TEST_CASE("supervisor: the channel closes connections without a hello, and caps them") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-supervisor-limits-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    const TrialChannel channel(dir / "channel.sock");
+    Fixture f(1, &channel);
+    f.supervisor.enqueue(0);
+    f.launch();
+    const std::string token =
+        f.launcher.environments.at(f.started.at(0)).at("HPSEARCH_TRIAL_TOKEN");
+    const auto closed = [](int fd) {  // without waiting: the peer has closed it
+      char byte;
+      return ::recv(fd, &byte, 1, MSG_DONTWAIT) == 0;
+    };
+
+    // More idle connections than may wait for their hello: the oldest are closed first.
+    std::vector<int> idle;
+    for (std::size_t k = 0; k < Supervisor::kMaxPending + 10; ++k)
+      idle.push_back(connect_and_send(channel.address(), ""));
+    const auto before_accept = std::chrono::steady_clock::now();
+    f.step();
+    for (std::size_t k = 0; k < idle.size(); ++k) {
+      INFO("connection " << k);
+      CHECK(closed(idle[k]) == (k < 10));
+    }
+    REQUIRE(f.recorder.notices.size() == 1);
+    CHECK(f.recorder.notices[0].find("waiting for their hello") != std::string::npos);
+
+    // The rest are closed once the hello timeout has passed (steady clock; the bound below
+    // is generous so that a loaded machine cannot fail it), and the trial is untouched.
+    const auto start = std::chrono::steady_clock::now();
+    while (!closed(idle.back()) &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
+      f.step();
+    }
+    CHECK(std::chrono::steady_clock::now() - before_accept >= Supervisor::kHelloTimeout);
+    for (const int fd : idle) CHECK(closed(fd));
+    CHECK(f.recorder.notices.size() == 2);
+    CHECK(f.recorder.events.empty());
+    CHECK(f.supervisor.is_running(0));
+
+    // A trial's connections after hello are capped too: one more is refused.
+    const std::string hello = "{\"type\":\"hello\",\"token\":\"" + token + "\"}\n";
+    std::vector<int> mine;
+    for (std::size_t k = 0; k < Supervisor::kMaxConnectionsPerTrial; ++k) {
+      mine.push_back(connect_and_send(channel.address(), hello));
+      if (k % 32 == 31) f.step();  // within the pending cap
+    }
+    const int extra = connect_and_send(channel.address(), hello);
+    for (int k = 0; k < 3; ++k) f.step();
+    CHECK(receive(extra).find("connections already") != std::string::npos);
+    CHECK(receive(extra).empty());
+    for (const int fd : mine) CHECK(!closed(fd));
+    for (const int fd : idle) ::close(fd);
+    for (const int fd : mine) ::close(fd);
+    ::close(extra);
+  }
   std::filesystem::remove_all(dir);
 }
 

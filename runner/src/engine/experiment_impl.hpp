@@ -244,6 +244,7 @@ class Experiment final : private SupervisorListener {
   void broke_protocol(std::uint32_t i, const std::string& line, const std::string& why);
 
   void on_refused(const std::string& who) override;
+  void on_notice(const std::string& text) override;
 
   void on_exited(std::uint32_t i, const ExitStatus& status) override;
 

@@ -221,6 +221,10 @@ void Experiment::on_refused(const std::string& who) {
               ": its first line was not a hello with the token of a running trial");
 }
 
+void Experiment::on_notice(const std::string& text) {
+  report_.log(text);
+}
+
 void Experiment::on_exited(std::uint32_t i, const ExitStatus& status) {
   // Paused by Ctrl-C/SIGTERM, it was running: resume relaunches it before the queue.
   if (!(interrupted_ && launches_[i].pause_sent)) append_order_record("exited", i);

@@ -43,8 +43,12 @@ struct StatusRecord {
   int value = 0;
 };
 
-std::runtime_error system_error(const std::string& what) {
-  return std::runtime_error(what + ": " + std::strerror(errno));
+// Throws what failed with errno's text: a DescriptorShortage for EMFILE and ENFILE.
+[[noreturn]] void throw_system_error(const std::string& what) {
+  const int error = errno;
+  const std::string text = what + ": " + std::strerror(error);
+  if (is_descriptor_shortage(error)) throw DescriptorShortage(text);
+  throw std::runtime_error(text);
 }
 
 // A descriptor that closes itself.
@@ -206,16 +210,29 @@ class Shepherd {
 [[noreturn]] void shepherd_main(pid_t runner, const int (&fds)[7], char* const* argv,
                                 char* const* envp, const char* directory) {
   ::setpgid(0, 0);  // out of the runner's group: a Ctrl-C on the terminal reaches the runner only
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 || ::getppid() != runner) ::_exit(127);
+  // Until the trial is forked, nothing is ours to clean up, so the runner's death simply ends
+  // us (SIGKILL, sent as it dies). Set first, then checked: a runner that died before the
+  // prctl sends nothing, but is no longer our parent.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||
+      ::getppid() != runner) {
+    ::_exit(127);
+  }
+  // A setup step that fails tells the runner its errno (EMFILE above all: we hold a copy of
+  // every descriptor of the runner, so its shortage is ours).
+  const auto fail = [](int status_fd) {
+    const StatusRecord failed{'E', errno};
+    (void)write_all(status_fd, &failed, sizeof failed);
+    ::_exit(127);
+  };
   // Descriptors 0..6 as the layout says, everything else closed: the runner's other pipes
   // (another trial's control pipe above all) must not stay open here.
   int high[7];
   for (int i = 0; i < 7; ++i) {
     high[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
-    if (high[i] < 0) ::_exit(127);
+    if (high[i] < 0) fail(fds[6]);
   }
   for (int i = 0; i < 7; ++i) {
-    if (::dup2(high[i], i) < 0) ::_exit(127);
+    if (::dup2(high[i], i) < 0) fail(fds[6]);
   }
   ::close_range(7, ~0U, 0);
   ::fcntl(kControlFd, F_SETFD, FD_CLOEXEC);
@@ -228,12 +245,22 @@ class Shepherd {
   ::sigprocmask(SIG_BLOCK, &watched, &previous);
   const int signal_fd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
   int exec_pipe[2];
-  if (signal_fd < 0 || ::pipe2(exec_pipe, O_CLOEXEC) != 0) ::_exit(127);
+  if (signal_fd < 0 || ::pipe2(exec_pipe, O_CLOEXEC) != 0) fail(kStatusFd);
 
+  const pid_t shepherd = ::getpid();
   const pid_t trial = ::fork();
-  if (trial < 0) ::_exit(127);
+  if (trial < 0) fail(kStatusFd);
   if (trial == 0) {
     ::close(exec_pipe[0]);
+    // No trial may start once the runner is gone (issue 25: one exec'd after the runner's
+    // SIGKILL, and a resumed runner could relaunch it beside it). Our parent's death kills us
+    // (set, then checked; the trial keeps it, and we outlive it unless killed ourselves); the
+    // runner's death is the control pipe's hang-up, checked last before exec.
+    pollfd control{kControlFd, POLLIN, 0};
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != shepherd ||
+        ::poll(&control, 1, 0) < 0 || (control.revents & (POLLHUP | POLLERR)) != 0) {
+      ::_exit(127);
+    }
     ::setpgid(0, 0);
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
@@ -246,6 +273,9 @@ class Shepherd {
     ::_exit(127);
   }
   ::close(exec_pipe[1]);
+  // From here on the runner's death is the control pipe's end of file: we outlive it to kill
+  // the trial's whole tree (a SIGKILL would leave the tree to init).
+  ::prctl(PR_SET_PDEATHSIG, 0);
   // The trial's ends are the trial's: the report pipe must reach end of file when it is gone.
   for (const int fd : {0, 1, 2, kCommandFd, kReportFd}) ::close(fd);
   int error = 0;
@@ -367,7 +397,7 @@ class LocalLauncher final : public Launcher {
 
     const auto make_pipe = [](Fd& read_end, Fd& write_end) {
       int ends[2];
-      if (::pipe2(ends, O_CLOEXEC) != 0) throw system_error("pipe");
+      if (::pipe2(ends, O_CLOEXEC) != 0) throw_system_error("pipe");
       read_end.reset(ends[0]);
       write_end.reset(ends[1]);
     };
@@ -378,15 +408,16 @@ class LocalLauncher final : public Launcher {
     make_pipe(control_read, control_write);
     make_pipe(status_read, status_write);
     Fd log(::open(spec.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    if (log.get() < 0) throw system_error("cannot open the log '" + spec.log.string() + "'");
+    if (log.get() < 0) throw_system_error("cannot open the log '" + spec.log.string() + "'");
     Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (null_in.get() < 0) throw_system_error("cannot open /dev/null");
     const pid_t runner = ::getpid();
     const int layout[7] = {null_in.get(),      log.get(),          log.get(),
                            command_read.get(), report_write.get(), control_read.get(),
                            status_write.get()};
 
     const pid_t shepherd = ::fork();
-    if (shepherd < 0) throw system_error("fork");
+    if (shepherd < 0) throw_system_error("fork");
     if (shepherd == 0) shepherd_main(runner, layout, argv, envp.data(), directory.c_str());
 
     status_write.reset();
@@ -394,7 +425,7 @@ class LocalLauncher final : public Launcher {
     if (!read_record(status_read.get(), first) || first.kind != 'P') {
       ::waitpid(shepherd, nullptr, 0);
       errno = first.kind == 'E' ? first.value : ECHILD;
-      throw system_error("cannot start '" + spec.command + "' in '" + directory + "'");
+      throw_system_error("cannot start '" + spec.command + "' in '" + directory + "'");
     }
     ::fcntl(report_read.get(), F_SETFL, O_NONBLOCK);
     ::fcntl(status_read.get(), F_SETFL, O_NONBLOCK);

@@ -70,12 +70,18 @@ ProgramResult run_program(const std::vector<std::string>& args,
 
   int out_pipe[2];
   int err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // Out of descriptors, sbatch cannot run now, but may later: not the trial's failure.
+  const auto pipe_error = [](int error) {
+    const std::string text = std::string("pipe: ") + std::strerror(error);
+    if (is_descriptor_shortage(error)) throw DescriptorShortage(text);
+    throw std::runtime_error(text);
+  };
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) pipe_error(errno);
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int error = errno;
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    pipe_error(error);
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -114,6 +120,8 @@ ProgramResult run_program(const std::vector<std::string>& args,
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);
   if (spawned != 0) {
+    if (is_descriptor_shortage(spawned))
+      throw DescriptorShortage("cannot run " + args.front() + ": " + std::strerror(spawned));
     throw std::runtime_error("cannot run " + args.front() + ": " + std::strerror(spawned) +
                              " (are the Slurm client commands installed and on PATH?)");
   }

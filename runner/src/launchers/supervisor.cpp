@@ -41,6 +41,7 @@ void Supervisor::launch_waiting(
     const std::function<void(std::uint32_t, long)>& started,
     const std::function<void(std::uint32_t, const std::string&)>& failed) {
   while (live_order_.size() < slots_ && !waiting_.empty()) {
+    if (std::chrono::steady_clock::now() < launch_at_) return;
     const std::uint32_t trial = waiting_.front();
     waiting_.pop_front();
     queued_.erase(trial);
@@ -55,7 +56,18 @@ void Supervisor::launch_waiting(
     }
     std::unique_ptr<TrialProcess> process;
     try {
-      process = launcher_.launch(*spec);
+      try {
+        process = launcher_.launch(*spec);
+      } catch (const DescriptorShortage& e) {
+        on_shortage(std::string("starting a trial: ") + e.what());
+        process = launcher_.launch(*spec);  // with the pending connections' descriptors
+      }
+    } catch (const DescriptorShortage& e) {
+      // Not the trial's failure: it starts later, first in the queue.
+      waiting_.push_front(trial);
+      queued_[trial] = true;
+      launch_at_ = std::chrono::steady_clock::now() + kShortagePause;
+      return;
     } catch (const std::runtime_error& e) {
       failed(trial, e.what());
       continue;
@@ -137,8 +149,20 @@ void Supervisor::terminate(std::uint32_t trial, bool force) {
 }
 
 void Supervisor::wait(int timeout_ms, int wake_fd) {
+  const auto now = std::chrono::steady_clock::now();
+  // Not past the next hello deadline, nor the end of a shortage's pause.
+  std::optional<std::chrono::steady_clock::time_point> until;
+  if (!pending_.empty()) until = pending_.front().accepted + kHelloTimeout;
+  for (const auto at : {accept_at_, launch_at_}) {
+    if (at > now && (!until || at < *until)) until = at;
+  }
+  if (until) {
+    const long long left = std::max<long long>(
+        0, std::chrono::ceil<std::chrono::milliseconds>(*until - now).count() + 1);
+    if (timeout_ms < 0 || left < timeout_ms) timeout_ms = static_cast<int>(left);
+  }
   std::vector<pollfd> fds{{wake_fd, POLLIN, 0}};
-  if (channel_ != nullptr) fds.push_back({channel_->listen_fd(), POLLIN, 0});
+  if (channel_ != nullptr && now >= accept_at_) fds.push_back({channel_->listen_fd(), POLLIN, 0});
   for (const Connection& c : pending_) fds.push_back({c.fd, POLLIN, 0});
   for (const std::uint32_t trial : live_order_) {
     const Live& live = live_.at(trial);
@@ -159,12 +183,71 @@ void Supervisor::deliver() {
     for (std::size_t k = 0; k < live_order_.size(); ++k) read_reports(live_order_[k]);
   }
   readable_ = false;
+  expire_pending(std::chrono::steady_clock::now());
   reap();
 }
 
 void Supervisor::accept_connections() {
   if (channel_ == nullptr) return;
-  for (int fd; (fd = channel_->accept()) >= 0;) pending_.push_back(Connection{fd, {}, {}, false});
+  while (std::chrono::steady_clock::now() >= accept_at_) {
+    const int fd = channel_->accept();
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (const int error = errno; is_descriptor_shortage(error)) {
+        on_shortage(std::string("accepting a trial's connection: ") + std::strerror(error));
+      }
+      return;  // EAGAIN: none left waiting
+    }
+    if (pending_.size() >= kMaxPending) {
+      read_pending();
+      if (pending_.size() >= kMaxPending) {
+        notice_once(told_pending_, std::to_string(kMaxPending) +
+                                       " channel connections are waiting for their hello: "
+                                       "closing the oldest as new ones come (said once)");
+        drop_pending(0);
+      }
+    }
+    pending_.push_back(Connection{fd, {}, {}, false, std::chrono::steady_clock::now()});
+  }
+}
+
+void Supervisor::drop_pending(std::size_t index) {
+  ::close(pending_[index].fd);
+  pending_.erase(pending_.begin() + static_cast<long>(index));
+}
+
+void Supervisor::expire_pending(std::chrono::steady_clock::time_point now) {
+  // Accepted in order, so the overdue ones are at the front.
+  std::size_t overdue = 0;
+  while (overdue < pending_.size() && now - pending_[overdue].accepted >= kHelloTimeout) {
+    ::close(pending_[overdue].fd);
+    ++overdue;
+  }
+  if (overdue == 0) return;
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(overdue));
+  notice_once(told_timeout_, "closed a channel connection that sent no hello within " +
+                                 std::to_string(kHelloTimeout.count()) +
+                                 " s (said once; later ones are closed silently)");
+}
+
+void Supervisor::on_shortage(const std::string& what) {
+  read_pending();  // hellos already sent are taken in first
+  for (Connection& c : pending_) ::close(c.fd);
+  pending_.clear();
+  accept_at_ = std::chrono::steady_clock::now() + kShortagePause;
+  notice_once(told_shortage_,
+              "out of file descriptors (" + what +
+                  "): closed the channel connections still waiting for their hello; accepting "
+                  "(and launching, if a launch still cannot start) pauses " +
+                  std::to_string(kShortagePause.count()) +
+                  " ms at a time; a trial that cannot start waits, no restart is counted (said "
+                  "once)");
+}
+
+void Supervisor::notice_once(bool& told, const std::string& text) {
+  if (told) return;
+  told = true;
+  listener_.on_notice(text);
 }
 
 // A new connection's first line must be a hello with the token of a running launch.
@@ -197,6 +280,17 @@ void Supervisor::read_pending() {
     } catch (const nlohmann::json::exception&) {}
     Connection moved = std::move(c);
     pending_.erase(pending_.begin() + static_cast<long>(k));
+    if (trial && live_.at(*trial).connections.size() >= kMaxConnectionsPerTrial) {
+      notice_once(told_per_trial_, "refused a connection of a trial that has " +
+                                       std::to_string(kMaxConnectionsPerTrial) +
+                                       " already (the limit per trial; said once)");
+      const std::string refusal = "{\"error\":\"this trial has " +
+                                  std::to_string(kMaxConnectionsPerTrial) +
+                                  " connections already (the limit)\"}\n";
+      (void)!::send(moved.fd, refusal.data(), refusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      ::close(moved.fd);
+      continue;
+    }
     if (!trial) {
       const std::string refusal =
           "{\"error\":\"the first line must be {\\\"type\\\":\\\"hello\\\",\\\"token\\\":T} "

@@ -5,12 +5,14 @@
 /// it, read its report lines, learn when it has ended, and be sure that nothing of it is left
 /// once it has.
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +52,19 @@ struct ExitStatus {
   [[nodiscard]] std::string describe() const;
 };
 
+/// A launch failed for want of file descriptors (EMFILE: the runner's limit, ENFILE: the
+/// system's): not the trial's fault, so it is not a trial failure; the supervisor launches the
+/// trial again later.
+class DescriptorShortage : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Whether a call failed with `error` for want of file descriptors.
+[[nodiscard]] inline bool is_descriptor_shortage(int error) {
+  return error == EMFILE || error == ENFILE;
+}
+
 /// The ExitStatus a wait status (waitpid's, or Slurm's exit_code) stands for.
 [[nodiscard]] ExitStatus exit_status_from_wait(int raw);
 
@@ -81,7 +96,8 @@ class TrialProcess {
 class Launcher {
  public:
   virtual ~Launcher() = default;
-  /// Starts a trial. Throws std::runtime_error if it cannot be started.
+  /// Starts a trial. Throws std::runtime_error if it cannot be started, DescriptorShortage if
+  /// that is for want of file descriptors.
   virtual std::unique_ptr<TrialProcess> launch(const LaunchSpec& spec) = 0;
   /// Kills whatever an earlier run left of trials whose environment held `marker`
   /// ("NAME=VALUE"); returns how many processes it killed.

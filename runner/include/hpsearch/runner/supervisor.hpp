@@ -33,12 +33,31 @@ class SupervisorListener {
   virtual void on_exited(std::uint32_t trial, const ExitStatus& status) = 0;
   /// A connection was refused (no hello with the token of a running trial): `who` is its peer.
   virtual void on_refused(const std::string& who) { (void)who; }
+  /// A channel limit was reached or descriptors ran short (a sentence for the log); each kind
+  /// is told once per run.
+  virtual void on_notice(const std::string& text) { (void)text; }
 };
 
 /// Not thread-safe; one per experiment.
+///
+/// The channel's limits (docs/runner.md "Limits"): whoever can reach the socket can connect,
+/// so a connection costs a descriptor only briefly until its hello names a running launch.
+/// Timed on the steady clock, they close connections and delay launches, nothing else: no
+/// limit decides anything the searcher sees.
 class Supervisor {
  public:
   static constexpr std::size_t kMaxReportLine = 1 << 20;
+  /// A connection without a valid hello this long after it was accepted is closed.
+  static constexpr std::chrono::seconds kHelloTimeout{5};
+  /// At most this many connections wait for their hello; one more closes the oldest of them.
+  static constexpr std::size_t kMaxPending = 64;
+  /// At most this many connections per running trial; a hello beyond them is refused.
+  static constexpr std::size_t kMaxConnectionsPerTrial = 128;
+  /// Out of descriptors (EMFILE, ENFILE) in accept or in a launch: the connections waiting for
+  /// their hello are closed and accepting pauses this long; a launch is tried once more, and
+  /// if it fails again, the trial waits at the head of the queue and launching pauses too. No
+  /// failure, no restart is counted.
+  static constexpr std::chrono::milliseconds kShortagePause{500};
 
   /// `channel` (may be null) is where trials connect; each launch then gets its address and a
   /// token of its own in HPSEARCH_CHANNEL and HPSEARCH_TRIAL_TOKEN.
@@ -104,6 +123,7 @@ class Supervisor {
     std::string in;
     std::string out;  // what the peer has not taken yet
     bool oversized = false;
+    std::chrono::steady_clock::time_point accepted{};  // for the hello timeout
   };
   struct Live {
     std::unique_ptr<TrialProcess> process;
@@ -125,6 +145,15 @@ class Supervisor {
   void flush(Connection& connection);
   void accept_connections();
   void read_pending();
+  // Closes the pending connection at `index`.
+  void drop_pending(std::size_t index);
+  // Closes pending connections whose hello is overdue at `now`.
+  void expire_pending(std::chrono::steady_clock::time_point now);
+  // Descriptors ran short while trying to `what`: reads the hellos already sent, closes the
+  // connections still pending (nobody's yet) and pauses accepting.
+  void on_shortage(const std::string& what);
+  // Tells the listener `text` unless `told`, then sets it.
+  void notice_once(bool& told, const std::string& text);
   void reap();
 
   Launcher& launcher_;
@@ -138,6 +167,13 @@ class Supervisor {
   std::vector<std::uint32_t> live_order_;  // launch order: reports are read in a fixed order
   std::vector<Connection> pending_;        // connected, no hello yet
   bool readable_ = false;                  // the last wait saw something to read
+  // After a descriptor shortage: when accepting, and launching, may start again.
+  std::chrono::steady_clock::time_point accept_at_{};
+  std::chrono::steady_clock::time_point launch_at_{};
+  bool told_timeout_ = false;
+  bool told_pending_ = false;
+  bool told_per_trial_ = false;
+  bool told_shortage_ = false;
 };
 
 }  // namespace hpsearch
