@@ -81,15 +81,26 @@ def memory_section(path):
     return "\n".join(lines) + "\n"
 
 
+def runner_line(r):
+    m = r["medians"]
+    return (f"1 trial in flight {m['one_in_flight_ms']:.3f} ms per operation "
+            f"({m['one_in_flight_over_fdatasync']:.2f} x one bare fdatasync of "
+            f"{m['bare_fdatasync_ms']:.3f} ms on the same disk in the same run); 64 trials in flight "
+            f"{m['64_in_flight_ms']:.3f} ms per operation")
+
+
 def runner_section(path):
+    """bench/runner/run.sh's medians; with runner_before.json beside it (the same script run on
+    an earlier build through SEARCHER_RUN), both, side by side."""
     if not os.path.exists(path):
         return None
-    runs = json.load(open(path))
-    ms = sorted(r["mean_decision_ms"] for r in runs)
-    ops = [r["validations_handled"] for r in runs]
-    return (f"{len(runs)} runs of {min(ops)}-{max(ops)} operations each: the runner's own time per "
-            f"operation (report read to next commands written, journal fsyncs included) was "
-            f"{', '.join(f'{v:.3f}' for v in ms)} ms; median {ms[len(ms) // 2]:.3f} ms.\n")
+    r = json.load(open(path))
+    runs = len(r["one_in_flight"])
+    text = f"{runs} runs of each, medians. This build: {runner_line(r)}.\n"
+    before = os.path.join(os.path.dirname(path), "runner_before.json")
+    if os.path.exists(before):
+        text += f"\nThe build before group commit, in the same session: {runner_line(json.load(open(before)))}.\n"
+    return text
 
 
 def machine_section():

@@ -356,7 +356,7 @@ namespace {
 // Stopping ASHA (rungs 2, 4, 8) where every trial reports the same metric: a stopping rung
 // ranks a newcomer before its equals, so every trial continues to the end (spec 3.3). With 4
 // workers and 8 trials of 8 s: two rounds, 16 s, 64 units, workers never idle.
-const char* kAllEqualAsha =
+constexpr const char* kAllEqualAsha =
     "hyperparameters:\n"
     "  cat0: {type: const, val: 1}\n"
     "  cont0: {type: const, val: 0.5}\n"

@@ -315,8 +315,9 @@ max_restarts: 0
 
 
 def digits_example():
-    """examples/torch-trial-digits at CI size: its config with 5 trials to 3 epochs, and a
-    learning rate and momentum range where every configuration learns."""
+    """examples/torch-trial-digits at CI size, through `det experiment create -f`: its config
+    with 5 trials to 3 epochs, and a learning rate and momentum range where every configuration
+    learns."""
     import re
 
     example = source / "examples" / "torch-trial-digits"
@@ -328,9 +329,17 @@ def digits_example():
     check(n == 1, "config.yaml has no hyperparameters.lr")
     text = re.sub(r"^(  momentum:) .*$", r"\1 0.9", text, flags=re.M)
     text = re.sub(r"^(  dropout:) .*$", r"\1 0.0", text, flags=re.M)
-    global context
-    context = example
-    exp, e = search("digits", text, slots=2)
+    # As a Determined user runs it: `det experiment create CONFIG CONTEXT -f` into a store.
+    config = work / "digits.yaml"
+    config.write_text(text)
+    det = pathlib.Path(searcher_run).resolve().parent.parent / "det"
+    env = dict(os.environ, HPSEARCH_HOME=str(work / "store"), HOME=str(work))
+    done = subprocess.run([det, "experiment", "create", config, example, "-f"], capture_output=True,
+                          text=True, timeout=900, env=env)
+    check(done.returncode == 0 and done.stdout.startswith("Created experiment 1\n"),
+          f"det experiment create: exit {done.returncode}\n{done.stdout}{done.stderr}")
+    (found,) = (work / "store").glob("**/experiment.json")
+    e = json.loads(found.read_text())
     check(e["state"] == "completed", e["state"])
     check(all(t["outcome"] in ("completed", "stopped") for t in e["trials"]), [t["outcome"] for t in e["trials"]])
     # Adaptive ASHA with divisor 3 and max_length 3: rungs at 1 and 3 epochs; a promoted trial
