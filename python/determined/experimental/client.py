@@ -12,7 +12,8 @@ Experiments live in the store ``$HPSEARCH_HOME`` (default
 changes an experiment goes through ``searcher-run`` (create, pause, activate, kill, delete),
 which owns the store; queries read ``searcher-run describe --json`` and ``searcher-run trial
 --json`` (the trial index) and the files the runner writes (metrics.jsonl, checkpoints,
-output.log). The model registry is kept in ``ROOT/models/``. Standard library only.
+output.log). The model registry is ``searcher-run model`` (the C++ store code keeps its files
+under its lock; this module never opens them). Standard library only.
 
 ``searcher-run`` is found in ``$HPSEARCH_SEARCHER_RUN``, else on ``PATH``, else in the source
 tree's ``build/release``. See docs/sdk.md for what is supported.
@@ -20,7 +21,6 @@ tree's ``build/release``. See docs/sdk.md for what is supported.
 
 import datetime
 import enum
-import fcntl
 import json
 import math
 import os
@@ -246,11 +246,6 @@ def _number(value: Any) -> Optional[float]:
     if value in ("NaN", "Infinity", "-Infinity"):
         return float(value.replace("Infinity", "inf"))
     return None
-
-
-def _now() -> str:
-    """Now, as the registry records it (ISO 8601, UTC)."""
-    return datetime.datetime.now(datetime.timezone.utc).isoformat()
 
 
 def _time(text: Optional[str]) -> Optional[datetime.datetime]:
@@ -643,42 +638,19 @@ class ExperimentReference:
         _call("delete", _experiment_arg(self._id))
 
 
-# ---- the model registry (ROOT/models/ID.json) ----------------------------------------------------------
+# ---- the model registry (``searcher-run model``: the store's C++ code keeps it) ------------------------
 
-class _Registry:
-    """Models as one JSON file each, changed under ROOT/models/lock."""
+def _model_ref(identifier: Union[str, int]) -> List[str]:
+    """``--id N`` for an int, ``--name NAME`` for a string, as ``searcher-run model`` takes them."""
+    if isinstance(identifier, int) and not isinstance(identifier, bool):
+        return ["--id", _id_arg(identifier, "model")]
+    if isinstance(identifier, str):
+        return [f"--name={identifier}"]  # "=": a name may start with "-"
+    raise APIException(f"{identifier!r} is not a model id (a positive integer) or name (a string)")
 
-    def __init__(self) -> None:
-        self.directory = _root() / "models"
-        self.directory.mkdir(parents=True, exist_ok=True)
 
-    def __enter__(self) -> "_Registry":
-        self._lock = open(self.directory / "lock", "a")
-        fcntl.flock(self._lock, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._lock.close()
-
-    def all(self) -> List[Dict[str, Any]]:
-        models = []
-        for path in sorted(self.directory.glob("*.json")):
-            with open(path) as f:
-                models.append(json.load(f))
-        return models
-
-    def find(self, identifier: Union[str, int]) -> Dict[str, Any]:
-        for m in self.all():
-            if (isinstance(identifier, int) and m["id"] == identifier) or m["name"] == identifier:
-                return m
-        raise NotFoundException(f"model {identifier!r} not found in {self.directory}")
-
-    def save(self, model: Dict[str, Any]) -> None:
-        model["last_updated_time"] = _now()
-        tmp = self.directory / f"{model['id']}.json.tmp"
-        with open(tmp, "w") as f:
-            json.dump(model, f, indent=2)
-        os.replace(tmp, self.directory / f"{model['id']}.json")
+def _model(action: str, identifier: Union[str, int], *args: str) -> Dict[str, Any]:
+    return json.loads(_call("model", action, *_model_ref(identifier), *args, "--json"))
 
 
 class ModelVersion:
@@ -719,29 +691,16 @@ class Model:
     def __repr__(self) -> str:
         return f"Model(id={self.model_id}, name={self.name!r})"
 
-    def _change(self, change: Any) -> Dict[str, Any]:
-        with _Registry() as registry:
-            record = registry.find(self.model_id)
-            result = change(record)
-            registry.save(record)
-        self._load(record)
-        return result
+    def _update(self, *args: str) -> None:
+        self._load(_model("update", self.model_id, *args))
 
     def _versions(self) -> List[Dict[str, Any]]:
-        with _Registry() as registry:
-            return registry.find(self.model_id).get("versions", [])
+        return _model("describe", self.model_id).get("versions", [])
 
     def register_version(self, checkpoint_uuid: str) -> ModelVersion:
-        def add(record: Dict[str, Any]) -> Dict[str, Any]:
-            # Under the registry's lock, which deleting a checkpoint or an experiment takes too.
-            checkpoint = get_checkpoint(checkpoint_uuid)  # it exists
-            versions = record.setdefault("versions", [])
-            version = {"version": (versions[-1]["version"] + 1) if versions else 1,
-                       "checkpoint_uuid": checkpoint_uuid, "experiment_id": checkpoint.training.experiment_id,
-                       "creation_time": _now()}
-            versions.append(version)
-            return version
-        return ModelVersion(self, self._change(add))
+        # searcher-run checks, under the registry's lock, that the checkpoint is in the store.
+        version = _model("register-version", self.model_id, "--checkpoint", _checkpoint_arg(checkpoint_uuid))
+        return ModelVersion(self, version)
 
     def get_version(self, version: int = -1) -> Optional[ModelVersion]:
         versions = self._versions()
@@ -758,24 +717,22 @@ class Model:
         return [ModelVersion(self, v) for v in versions]
 
     def add_metadata(self, metadata: Dict[str, Any]) -> None:
-        self._change(lambda r: r.setdefault("metadata", {}).update(metadata))
+        self._update("--add-metadata", json.dumps(metadata))
 
     def remove_metadata(self, keys: List[str]) -> None:
-        self._change(lambda r: [r.setdefault("metadata", {}).pop(k, None) for k in keys])
+        self._update("--remove-metadata", json.dumps(list(keys)))
 
     def set_labels(self, labels: List[str]) -> None:
-        self._change(lambda r: r.__setitem__("labels", list(labels)))
+        self._update("--labels", json.dumps(list(labels)))
 
     def archive(self) -> None:
-        self._change(lambda r: r.__setitem__("archived", True))
+        self._update("--archive")
 
     def unarchive(self) -> None:
-        self._change(lambda r: r.__setitem__("archived", False))
+        self._update("--unarchive")
 
     def delete(self) -> None:
-        with _Registry() as registry:
-            registry.find(self.model_id)
-            (registry.directory / f"{self.model_id}.json").unlink()
+        _call("model", "delete", *_model_ref(self.model_id))
 
 
 # ---- the client ----------------------------------------------------------------------------------------
@@ -845,21 +802,13 @@ class Determined:
 
     def create_model(self, name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,
                      labels: Optional[List[str]] = None) -> Model:
-        with _Registry() as registry:
-            if any(m["name"] == name for m in registry.all()):
-                raise APIException(f"model {name!r} already exists")
-            next_id = registry.directory / "next_id"
-            model_id = int(next_id.read_text()) if next_id.exists() else 1
-            next_id.write_text(f"{model_id + 1}\n")
-            record = {"id": model_id, "name": name, "description": description or "", "metadata": metadata or {},
-                      "labels": list(labels or []), "archived": False, "username": self.user,
-                      "creation_time": _now(), "versions": []}
-            registry.save(record)
+        record = json.loads(_call("model", "create", f"--name={name}", f"--description={description or ''}",
+                                  "--metadata", json.dumps(metadata or {}), "--labels", json.dumps(list(labels or [])),
+                                  f"--user={self.user}", "--json"))
         return Model(record)
 
     def get_model(self, identifier: Union[str, int]) -> Model:
-        with _Registry() as registry:
-            return Model(registry.find(identifier))
+        return Model(_model("describe", identifier))
 
     def get_model_by_id(self, model_id: int) -> Model:
         return self.get_model(int(model_id))
@@ -867,8 +816,7 @@ class Determined:
     def get_models(self, sort_by: ModelSortBy = ModelSortBy.NAME, order_by: ModelOrderBy = ModelOrderBy.ASCENDING,
                    name: Optional[str] = None, description: Optional[str] = None,
                    model_id: Optional[int] = None) -> List[Model]:
-        with _Registry() as registry:
-            records = registry.all()
+        records = json.loads(_call("model", "list", "--json"))
         records = [m for m in records if (not name or name in m["name"])
                    and (not description or description in m.get("description", ""))
                    and (model_id is None or m["id"] == model_id)]
@@ -881,10 +829,9 @@ class Determined:
 
     def get_model_labels(self) -> List[str]:
         counts: Dict[str, int] = {}
-        with _Registry() as registry:
-            for m in registry.all():
-                for label in m.get("labels", []):
-                    counts[label] = counts.get(label, 0) + 1
+        for m in json.loads(_call("model", "list", "--json")):
+            for label in m.get("labels", []):
+                counts[label] = counts.get(label, 0) + 1
         return sorted(counts, key=lambda label: (-counts[label], label))
 
 
