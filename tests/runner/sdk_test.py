@@ -493,8 +493,15 @@ def hostile():
     best = exp.top_checkpoint()
     check(client.get_checkpoint(best.uuid).uuid == best.uuid, "a checkpoint id is found")
     shown = json.loads(cli("checkpoint", best.uuid, "--json").stdout)
-    check(shown == {"uuid": best.uuid, "experiment_id": 1, "storage": str(storage),
-                    "directory": str(storage / best.uuid)}, f"searcher-run checkpoint --json: {shown}")
+    stored_metadata = json.loads((storage / best.uuid / "metadata.json").read_text())
+    check({k: v for k, v in shown.items() if k != "report_time"}
+          == {"uuid": best.uuid, "experiment_id": 1, "storage": str(storage),
+              "directory": str(storage / best.uuid), "metadata": stored_metadata}
+          and shown["report_time"].endswith("Z"), f"searcher-run checkpoint --json: {shown}")
+    bad = cli("checkpoint", best.uuid, "--add-metadata", "[]", expect=2).stderr
+    check("--add-metadata: expected a JSON object, got '[]'" in bad, bad)
+    check(json.loads((storage / best.uuid / "metadata.json").read_text()) == stored_metadata,
+          "a refused metadata change changed nothing")
     for name in ("..", "a/b", "/etc"):
         check("is not a checkpoint id" in cli("checkpoint", name, "--delete", expect=2).stderr,
               f"searcher-run checkpoint refuses {name!r}")

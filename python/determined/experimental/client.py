@@ -199,28 +199,9 @@ def _describe(experiment_id: int) -> Dict[str, Any]:
     return json.loads(_call("describe", _experiment_arg(experiment_id), "--json"))
 
 
-def _read_jsonl(path: pathlib.Path) -> Iterator[Dict[str, Any]]:
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    yield json.loads(line)
-                except ValueError:
-                    continue  # a line cut short by a crash
-    except FileNotFoundError:
-        return
-
-
-def _checkpoint_storage(experiment_id: int) -> pathlib.Path:
-    """Where the experiment's checkpoints are stored: what its runner recorded in run.json (the
-    config's shared_fs checkpoint_storage), else the experiment's run/checkpoints."""
-    run = _root() / "experiments" / str(experiment_id) / "run"
-    try:
-        with open(run / "run.json") as f:
-            recorded = json.load(f).get("checkpoint_storage")
-    except (OSError, ValueError):
-        recorded = None
-    return pathlib.Path(recorded) if recorded else run / "checkpoints"
+def _trial_metrics(trial_id: int, group: Optional[str] = None) -> List[Dict[str, Any]]:
+    """The trial's metric reports in order (``searcher-run trial ID --metrics``)."""
+    return json.loads(_call("trial", _id_arg(trial_id, "trial"), "--metrics", *([f"--group={group}"] if group else [])))
 
 
 def _checkpoint_arg(uuid: Any) -> str:
@@ -268,7 +249,8 @@ class CheckpointTrainingMetadata:
 
 
 class Checkpoint:
-    """A checkpoint in the store's checkpoint storage (``run/checkpoints/UUID``)."""
+    """A checkpoint in an experiment's checkpoint storage, read and changed through
+    ``searcher-run checkpoint UUID``."""
 
     def __init__(self, uuid: str, experiment_id: int, trial_id: Optional[int] = None,
                  hparams: Optional[Dict[str, Any]] = None, validation_metrics: Optional[Dict[str, Any]] = None,
@@ -277,39 +259,56 @@ class Checkpoint:
         self.task_id = f"trial-{trial_id}" if trial_id is not None else None
         self.allocation_id = None
         self.resources: Dict[str, Any] = {}
-        self._directory = _checkpoint_storage(experiment_id) / uuid
         self.training = CheckpointTrainingMetadata(
             str(_root() / "experiments" / str(experiment_id) / "experiment.yaml"), experiment_id, trial_id,
             hparams, {"avgMetrics": validation_metrics or {}})
-        self.metadata: Dict[str, Any] = {}
-        if (self._directory / "metadata.json").exists():
-            with open(self._directory / "metadata.json") as f:
-                self.metadata = json.load(f)
-        self.steps_completed = steps_completed if steps_completed is not None else self.metadata.get("steps_completed")
-        self.report_time = (datetime.datetime.fromtimestamp(self._directory.stat().st_mtime, datetime.timezone.utc)
-                            .isoformat() if self._directory.exists() else None)
+        self._steps_completed = steps_completed
+        self._record: Optional[Dict[str, Any]] = None  # searcher-run checkpoint UUID --json, once read
+
+    def _stored(self) -> Optional[Dict[str, Any]]:
+        """The checkpoint as searcher-run finds it now; None once deleted."""
+        try:
+            self._record = json.loads(_call("checkpoint", _checkpoint_arg(self.uuid), "--json"))
+        except NotFoundException:
+            return None
+        return self._record
+
+    def _read(self) -> Dict[str, Any]:
+        if self._record is None and self._stored() is None:
+            self._record = {"metadata": {}, "report_time": None}
+        return self._record or {}
+
+    @property
+    def metadata(self) -> Dict[str, Any]:
+        return self._read()["metadata"]
+
+    @property
+    def steps_completed(self) -> Optional[int]:
+        return self._steps_completed if self._steps_completed is not None else self.metadata.get("steps_completed")
+
+    @property
+    def report_time(self) -> Optional[str]:
+        return self._read().get("report_time") or None
 
     @property
     def state(self) -> CheckpointState:
-        return CheckpointState.COMPLETED if self._directory.exists() else CheckpointState.DELETED
+        return CheckpointState.COMPLETED if self._stored() is not None else CheckpointState.DELETED
 
     def __repr__(self) -> str:
         return f"Checkpoint(uuid={self.uuid}, trial_id={self.training.trial_id})"
-
-    def _require(self) -> None:
-        if not self._directory.exists():
-            raise NotFoundException(f"checkpoint {self.uuid} was deleted")
 
     def download(self, path: Optional[str] = None, mode: DownloadMode = DownloadMode.AUTO) -> str:
         """Copies every file of the checkpoint to ``path`` (default ``checkpoints/UUID`` under the
         current directory) with its ``metadata.json``; returns the path. Into an existing
         directory the checkpoint's files overwrite those of the same name, as Determined's
         shared_fs download does (other files there stay)."""
-        self._require()
+        stored = self._stored()
+        if stored is None:
+            raise NotFoundException(f"checkpoint {self.uuid} was deleted")
         target = pathlib.Path(path) if path is not None else pathlib.Path("checkpoints") / self.uuid
         if target.exists() and not target.is_dir():
             raise APIException(f"download(): {target} exists and is not a directory")
-        shutil.copytree(self._directory, target, dirs_exist_ok=True)
+        shutil.copytree(stored["directory"], target, dirs_exist_ok=True)
         self.write_metadata_file(str(target / "metadata.json"))
         return str(target)
 
@@ -317,21 +316,14 @@ class Checkpoint:
         with open(path, "w") as f:
             json.dump(self.metadata, f, indent=2, sort_keys=True)
 
-    def _save_metadata(self) -> None:
-        self._require()
-        tmp = self._directory / "metadata.json.tmp"
-        self.write_metadata_file(str(tmp))
-        os.replace(tmp, self._directory / "metadata.json")
-
     def add_metadata(self, metadata: Dict[str, Any]) -> None:
         """Merges ``metadata`` into the checkpoint's (its metadata.json in storage)."""
-        self.metadata.update(metadata)
-        self._save_metadata()
+        self._record = json.loads(_call("checkpoint", _checkpoint_arg(self.uuid), "--add-metadata",
+                                        json.dumps(metadata)))
 
     def remove_metadata(self, keys: List[str]) -> None:
-        for key in keys:
-            self.metadata.pop(key, None)
-        self._save_metadata()
+        self._record = json.loads(_call("checkpoint", _checkpoint_arg(self.uuid), "--remove-metadata",
+                                        json.dumps(list(keys))))
 
     def delete(self) -> None:
         """Deletes the checkpoint's files; refused while its experiment runs (the runner may be
@@ -350,24 +342,21 @@ class Checkpoint:
                                   "hpsearch does not run (deprecated in Determined too)")
 
 
-def _validations(trial: Dict[str, Any], run_dir: pathlib.Path) -> Dict[int, Dict[str, Any]]:
+def _validations(trial: Dict[str, Any]) -> Dict[int, Dict[str, Any]]:
     """Every validation of a trial by its steps: the searcher's (experiment.json) and every
-    report_validation_metrics (metrics.jsonl)."""
+    report_validation_metrics (``searcher-run trial ID --metrics``)."""
     by_steps: Dict[int, Dict[str, Any]] = {}
     for v in trial.get("validations", []):
         by_steps.setdefault(int(v["length"]), {}).update(v.get("metrics") or {})
-    directory = pathlib.Path(trial.get("directory") or "")
-    if not directory.is_absolute():
-        directory = run_dir / directory
-    for m in _read_jsonl(directory / "metrics.jsonl"):
-        if m.get("group") == "validation" and m.get("steps_completed") is not None:
+    for m in _trial_metrics(trial["trial_id"], "validation") if trial.get("trial_id") else []:
+        if m.get("steps_completed") is not None:
             by_steps.setdefault(int(m["steps_completed"]), {}).update(m.get("metrics") or {})
     return by_steps
 
 
-def _trial_checkpoints(experiment_id: int, trial: Dict[str, Any], run_dir: pathlib.Path) -> List[Checkpoint]:
+def _trial_checkpoints(experiment_id: int, trial: Dict[str, Any]) -> List[Checkpoint]:
     """A trial's checkpoints in storage, oldest first, each with the validation at its steps."""
-    validations = _validations(trial, run_dir)
+    validations = _validations(trial)
     stored = list(trial.get("stored_checkpoints") or [])
     latest = trial.get("checkpoint")
     if latest and latest.get("storage_id") and all(c.get("storage_id") != latest["storage_id"] for c in stored):
@@ -427,18 +416,6 @@ class TrialReference:
                 return t
         return {}
 
-    def _run_dir(self) -> pathlib.Path:
-        return _root() / "experiments" / str(self.experiment_id) / "run"
-
-    def _directory(self) -> Optional[pathlib.Path]:
-        trials = self._run_dir() / "trials"
-        prefix = "-" + self._request_id[:8]
-        if trials.is_dir():
-            for d in trials.iterdir():
-                if d.name.endswith(prefix):
-                    return d
-        return None
-
     @property
     def hparams(self) -> Dict[str, Any]:
         return self._record().get("hparams") or {}
@@ -471,43 +448,41 @@ class TrialReference:
         def wanted(line: str) -> bool:
             return rank_ids is None or any(line.startswith(f"[rank={r}]") for r in rank_ids)
 
-        directory = self._directory()
-        while directory is None and follow and _describe(self.experiment_id)["alive"]:
-            time.sleep(0.2)
-            directory = self._directory()
-        if directory is None or not (directory / "output.log").exists():
+        def read(offset: int) -> bytes:  # the output from byte offset on
+            done = subprocess.run([_searcher_run(), "trial", _id_arg(self.id, "trial"), "--logs",
+                                   f"--from-byte={offset}"], stdin=subprocess.DEVNULL, capture_output=True)
+            if done.returncode != 0:
+                raise APIException(done.stderr.decode(errors="replace").strip())
+            return done.stdout
+
+        if not follow:
+            lines = [line for line in read(0).decode(errors="replace").splitlines(keepends=True) if wanted(line)]
+            if head is not None:
+                lines = lines[:head]
+            if tail is not None:
+                lines = lines[-tail:] if tail > 0 else []
+            yield from lines
             return
-        with open(directory / "output.log", errors="replace") as f:
-            if not follow:
-                lines = [line for line in f if wanted(line)]
-                if head is not None:
-                    lines = lines[:head]
-                if tail is not None:
-                    lines = lines[-tail:] if tail > 0 else []
-                yield from lines
+        offset, pending = 0, b""
+        while True:
+            alive = _describe(self.experiment_id)["alive"]  # before reading: nothing written after is missed
+            chunk = read(offset)
+            offset += len(chunk)
+            *complete, pending = (pending + chunk).split(b"\n")
+            for line in complete:
+                text = line.decode(errors="replace") + "\n"
+                if wanted(text):
+                    yield text
+            if not alive:
+                if pending and wanted(pending.decode(errors="replace")):
+                    yield pending.decode(errors="replace")
                 return
-            pending = ""
-            while True:
-                chunk = f.readline()
-                if chunk:
-                    pending += chunk
-                    if pending.endswith("\n"):
-                        if wanted(pending):
-                            yield pending
-                        pending = ""
-                    continue
-                if not _describe(self.experiment_id)["alive"]:
-                    rest = f.read()
-                    for line in (pending + rest).splitlines(keepends=True):
-                        if wanted(line):
-                            yield line
-                    return
-                time.sleep(0.2)
+            time.sleep(0.2)
 
     def _checkpoints(self) -> List[Checkpoint]:
         record = self._record()
         record.setdefault("trial_id", self.id)
-        return _trial_checkpoints(self.experiment_id, record, self._run_dir())
+        return _trial_checkpoints(self.experiment_id, record)
 
     def _searcher(self) -> Dict[str, Any]:
         return _describe(self.experiment_id)
@@ -539,11 +514,8 @@ class TrialReference:
 
     def get_metrics(self, group: Optional[str] = None) -> Iterator[TrialMetrics]:
         """Every metrics report of the trial (``group``: "training", "validation", or any), in order."""
-        directory = self._directory()
-        if directory is None:
-            return iter(())
         return (TrialMetrics(self.id, m.get("group"), m.get("steps_completed"), m.get("metrics") or {}, m.get("time"))
-                for m in _read_jsonl(directory / "metrics.jsonl") if group is None or m.get("group") == group)
+                for m in _trial_metrics(self.id, group))
 
     def iter_metrics(self, group: str) -> Iterator[TrialMetrics]:
         return self.get_metrics(group)
@@ -610,10 +582,9 @@ class ExperimentReference:
         experiment = _describe(self._id)
         metric = sort_by or experiment["metric"]
         sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
-        run_dir = pathlib.Path(experiment["run_dir"])
         best_per_trial = []
         for trial in (experiment.get("experiment") or {}).get("trials", []):
-            ranked = _rank(_trial_checkpoints(self._id, trial, run_dir), metric, sib)
+            ranked = _rank(_trial_checkpoints(self._id, trial), metric, sib)
             if ranked:
                 best_per_trial.append(ranked[0])
         return _rank(best_per_trial, metric, sib)[:limit]
@@ -794,7 +765,7 @@ class Determined:
         except NotFoundException:
             raise NotFoundException(f"checkpoint {uuid} not found in {_root()}") from None  # deleted meanwhile
         for trial in (experiment.get("experiment") or {}).get("trials", []):
-            for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
+            for c in _trial_checkpoints(experiment_id, trial):
                 if c.uuid == uuid:
                     return c
         # Stored, not yet in its runner's report (experiment.json lags by a snapshot).
