@@ -8,22 +8,19 @@ The reference workflow runs unchanged::
     path = exp.top_checkpoint().download()
 
 Experiments live in the store ``$HPSEARCH_HOME`` (default
-``${XDG_DATA_HOME:-~/.local/share}/hpsearch``; its format: docs/store.md). Everything that
-changes an experiment goes through ``searcher-run`` (create, pause, activate, kill, delete),
-which owns the store; queries read ``searcher-run describe --json`` and ``searcher-run trial
---json`` (the trial index) and the files the runner writes (metrics.jsonl, checkpoints,
-output.log). The model registry is ``searcher-run model`` (the C++ store code keeps its files
-under its lock; this module never opens them). Standard library only.
+``${XDG_DATA_HOME:-~/.local/share}/hpsearch``; its format: docs/store.md), which ``searcher-run``
+owns: this module reads and changes it only through its subcommands (``_store.py``): describe,
+trial (its index entry, metrics and output), checkpoint, model (the registry), create, pause,
+activate, kill, delete. It opens no file of the store; ``Checkpoint.download`` copies a
+checkpoint's files from the directory ``searcher-run checkpoint UUID --json`` names. Standard
+library only.
 
 ``searcher-run`` is found in ``$HPSEARCH_SEARCHER_RUN``, else on ``PATH``, else in the source
 tree's ``build/release``. See docs/sdk.md for what is supported.
 """
 
-import datetime
-import enum
 import json
 import math
-import os
 import pathlib
 import re
 import shutil
@@ -32,206 +29,13 @@ import tempfile
 import time
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
-
-class APIException(Exception):
-    """A request the store refused, with ``searcher-run``'s message."""
-
-
-class NotFoundException(APIException):
-    """An experiment, trial, checkpoint or model that does not exist (the message names it)."""
-
-
-# ---- enums (Determined's member names; values: docs/sdk.md) ----------------------------------
-
-class ExperimentState(enum.Enum):
-    """Determined's experiment states; the store reports ACTIVE, STOPPING_CANCELED, PAUSED,
-    COMPLETED, CANCELED and ERROR (the others are a master's stages)."""
-    UNSPECIFIED = "UNSPECIFIED"
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    STOPPING_COMPLETED = "STOPPING_COMPLETED"
-    STOPPING_CANCELED = "STOPPING_CANCELED"
-    STOPPING_ERROR = "STOPPING_ERROR"
-    COMPLETED = "COMPLETED"
-    CANCELED = "CANCELED"
-    ERROR = "ERROR"
-    DELETED = "DELETED"
-    DELETING = "DELETING"
-    DELETE_FAILED = "DELETE_FAILED"
-    STOPPING_KILLED = "STOPPING_KILLED"
-    QUEUED = "QUEUED"
-    PULLING = "PULLING"
-    STARTING = "STARTING"
-    RUNNING = "RUNNING"
-
-
-class TrialState(enum.Enum):
-    """Determined's trial states; the store reports ACTIVE, PAUSED, CANCELED, COMPLETED, ERROR."""
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    STOPPING_CANCELED = "STOPPING_CANCELED"
-    STOPPING_KILLED = "STOPPING_KILLED"
-    STOPPING_COMPLETED = "STOPPING_COMPLETED"
-    STOPPING_ERROR = "STOPPING_ERROR"
-    CANCELED = "CANCELED"
-    COMPLETED = "COMPLETED"
-    ERROR = "ERROR"
-    QUEUED = "QUEUED"
-    PULLING = "PULLING"
-    STARTING = "STARTING"
-    RUNNING = "RUNNING"
-
-
-class CheckpointState(enum.Enum):
-    UNSPECIFIED = "UNSPECIFIED"
-    ACTIVE = "ACTIVE"
-    COMPLETED = "COMPLETED"
-    ERROR = "ERROR"
-    DELETED = "DELETED"
-    PARTIALLY_DELETED = "PARTIALLY_DELETED"
-
-
-class DownloadMode(enum.Enum):
-    AUTO = "AUTO"
-    DIRECT = "DIRECT"
-    MASTER = "MASTER"
-
-
-class TrialSortBy(enum.Enum):
-    UNSPECIFIED = 0
-    ID = 1
-    START_TIME = 4
-    END_TIME = 5
-    STATE = 6
-    SEARCHER_METRIC = 8
-    BATCHES_PROCESSED = 7
-
-
-class TrialOrderBy(enum.Enum):
-    UNSPECIFIED = 0
-    ASCENDING = 1
-    ASC = 1
-    DESCENDING = 2
-    DESC = 2
-
-
-class ModelSortBy(enum.Enum):
-    UNSPECIFIED = 0
-    NAME = 1
-    DESCRIPTION = 2
-    CREATION_TIME = 4
-    LAST_UPDATED_TIME = 5
-    NUM_VERSIONS = 6
-
-
-class ModelOrderBy(enum.Enum):
-    UNSPECIFIED = 0
-    ASCENDING = 1
-    ASC = 1
-    DESCENDING = 2
-    DESC = 2
-
-
-# The states wait() returns; PAUSED makes it raise, as Determined's does.
-_TERMINAL = {ExperimentState.COMPLETED, ExperimentState.CANCELED, ExperimentState.ERROR, ExperimentState.DELETED}
-
-# experiment.json's trial outcomes as Determined's trial states.
-_TRIAL_STATES = {"running": TrialState.ACTIVE, "waiting": TrialState.ACTIVE, "paused": TrialState.PAUSED,
-                 "completed": TrialState.COMPLETED, "stopped": TrialState.COMPLETED,
-                 "user_requested_stop": TrialState.COMPLETED, "invalid_hp": TrialState.COMPLETED,
-                 "errored": TrialState.ERROR}
-# The state of a trial that has not ended, by its experiment's state (once the runner is gone).
-_UNFINISHED_TRIAL_STATES = {"PAUSED": TrialState.PAUSED, "CANCELED": TrialState.CANCELED,
-                            "ERROR": TrialState.ERROR}
-
-
-# ---- the store and searcher-run ----------------------------------------------------------------
-
-def _root() -> pathlib.Path:
-    """The store, as searcher-run finds it."""
-    if os.environ.get("HPSEARCH_HOME"):
-        return pathlib.Path(os.environ["HPSEARCH_HOME"]).absolute()
-    if os.environ.get("XDG_DATA_HOME"):
-        return pathlib.Path(os.environ["XDG_DATA_HOME"]) / "hpsearch"
-    return pathlib.Path.home() / ".local" / "share" / "hpsearch"
-
-
-def _searcher_run() -> str:
-    if os.environ.get("HPSEARCH_SEARCHER_RUN"):
-        return os.environ["HPSEARCH_SEARCHER_RUN"]
-    found = shutil.which("searcher-run")
-    if found:
-        return found
-    built = pathlib.Path(__file__).resolve().parents[3] / "build" / "release" / "runner" / "searcher-run"
-    if built.exists():
-        return str(built)
-    raise APIException("searcher-run not found: set HPSEARCH_SEARCHER_RUN or put it on PATH")
-
-
-def _call(*args: str) -> str:
-    """Runs ``searcher-run ARGS``; its stdout, or its message as the exception."""
-    done = subprocess.run([_searcher_run(), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        message = done.stderr.strip() or f"searcher-run {' '.join(args)} exited with {done.returncode}"
-        raise (NotFoundException if " not found in " in message else APIException)(message)
-    return done.stdout
-
-
-def _id_arg(value: Any, kind: str = "experiment") -> str:
-    """An experiment or trial id as searcher-run's argument. Only a positive integer: anything else
-    could reach its command line as an option (``-1``) or as something else than an id."""
-    if isinstance(value, str) and value.isascii() and value.isdigit():
-        value = int(value)
-    article = "an" if kind[0] in "aeiou" else "a"
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise APIException(f"{value!r} is not {article} {kind} id (a positive integer)")
-    if value <= 0:
-        raise NotFoundException(f"{kind} {value} not found in {_root()}: {article} {kind} id is a positive integer")
-    return str(value)
-
-
-def _experiment_arg(experiment_id: Any) -> str:
-    return _id_arg(experiment_id, "experiment")
-
-
-def _describe(experiment_id: int) -> Dict[str, Any]:
-    return json.loads(_call("describe", _experiment_arg(experiment_id), "--json"))
-
-
-def _trial_metrics(trial_id: int, group: Optional[str] = None) -> List[Dict[str, Any]]:
-    """The trial's metric reports in order (``searcher-run trial ID --metrics``)."""
-    return json.loads(_call("trial", _id_arg(trial_id, "trial"), "--metrics", *([f"--group={group}"] if group else [])))
-
-
-def _checkpoint_arg(uuid: Any) -> str:
-    """A checkpoint id as searcher-run's argument (which checks its form again: a plain name,
-    never a path); a non-string or one that would read as an option never reaches it."""
-    if not isinstance(uuid, str) or not uuid or uuid.startswith(("-", ".")):
-        raise APIException(f"{uuid!r} is not a checkpoint id: expected the plain name the trial reported "
-                           "(a UUID), not a path")
-    return uuid
-
-
-def _trial_entry(trial_id: int) -> Dict[str, Any]:
-    """The store's trial index entry of a global trial id (``searcher-run trial ID --json``)."""
-    return json.loads(_call("trial", _id_arg(trial_id, "trial"), "--json"))
-
-
-def _number(value: Any) -> Optional[float]:
-    """A metric value as a float ("NaN", "Infinity" included); None when it is not a number."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if value in ("NaN", "Infinity", "-Infinity"):
-        return float(value.replace("Infinity", "inf"))
-    return None
-
-
-def _time(text: Optional[str]) -> Optional[datetime.datetime]:
-    """A recorded time as the datetime Determined's SDK gives (timezone-aware, UTC)."""
-    return datetime.datetime.fromisoformat(text) if text else None
+from determined.experimental._enums import (CheckpointState, DownloadMode, ExperimentState, ModelOrderBy, ModelSortBy,
+                                            TrialOrderBy, TrialSortBy, TrialState, _TERMINAL, _TRIAL_STATES,
+                                            _UNFINISHED_TRIAL_STATES)
+# The store through searcher-run (and the exceptions it raises, part of this module's API).
+from determined.experimental._store import (APIException, NotFoundException, _call, _checkpoint_arg, _describe,
+                                            _experiment_arg, _id_arg, _number, _root, _searcher_run, _time,
+                                            _trial_entry, _trial_metrics)
 
 
 # ---- checkpoints ---------------------------------------------------------------------------------
