@@ -47,6 +47,8 @@ def _call(*args: str) -> str:
                           stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         message = done.stderr.strip() or f"searcher-run {' '.join(args)} exited with {done.returncode}"
+        # Its message as the SDK's, as Determined's names the thing: "trial 9 not found in ...".
+        message = message.removeprefix(f"searcher-run {args[0]}: ")
         raise (NotFoundException if " not found in " in message else APIException)(message)
     return done.stdout
 
