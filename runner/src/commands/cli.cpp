@@ -124,7 +124,7 @@ int run_searcher_run(const std::vector<std::string>& args, std::ostream& out, st
     err << main_help();
     return cli::kExitUsage;
   }
-  const std::string name = args.front();
+  const std::string& name = args.front();
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   return runner_cli::report_errors(name, err, [&]() -> int {
     if (name == "help" || name == "--help" || name == "-h") {
