@@ -10,8 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/runner/trial_environment.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch {

@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "hpsearch/runner/errors.hpp"
-#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/runner/trial_environment.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 
 namespace hpsearch {
 namespace env = trial_environment;

@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "hpsearch/runner/journal.hpp"
-#include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/runner/trial_environment.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
 
 namespace hpsearch::store {
 namespace {
