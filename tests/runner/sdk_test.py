@@ -502,6 +502,20 @@ def hostile():
     check("--add-metadata: expected a JSON object, got '[]'" in bad, bad)
     check(json.loads((storage / best.uuid / "metadata.json").read_text()) == stored_metadata,
           "a refused metadata change changed nothing")
+    # A trial's metrics and output through searcher-run trial, against its files read here.
+    trial_id = exp.get_trials()[0].id
+    (trial_dir,) = (run_dir / "trials").iterdir()
+    reports = [json.loads(line) for line in (trial_dir / "metrics.jsonl").read_text().splitlines()]
+    check(json.loads(cli("trial", trial_id, "--metrics").stdout) == reports and reports,
+          "trial --metrics is metrics.jsonl")
+    check(json.loads(cli("trial", trial_id, "--metrics", "--group", "validation").stdout)
+          == [r for r in reports if r["group"] == "validation"], "trial --metrics --group validation")
+    output = (trial_dir / "output.log").read_bytes()
+    check(output and subprocess.run([searcher_run, "trial", str(trial_id), "--logs", "--from-byte", "3"],
+                                    capture_output=True, check=True).stdout == output[3:], "trial --logs --from-byte 3")
+    check("--group is for --metrics" in cli("trial", trial_id, "--group", "validation", expect=2).stderr,
+          "trial --group without --metrics")
+    check("exclude each other" in cli("trial", trial_id, "--json", "--logs", expect=2).stderr, "--json --logs")
     for name in ("..", "a/b", "/etc"):
         check("is not a checkpoint id" in cli("checkpoint", name, "--delete", expect=2).stderr,
               f"searcher-run checkpoint refuses {name!r}")
