@@ -569,9 +569,11 @@ class Determined:
         except NotFoundException:
             raise NotFoundException(f"checkpoint {uuid} not found in {_root()}") from None  # deleted meanwhile
         for trial in (experiment.get("experiment") or {}).get("trials", []):
-            for c in _trial_checkpoints(experiment_id, trial):
-                if c.uuid == uuid:
-                    return c
+            listed = list(trial.get("stored_checkpoints") or []) + [trial.get("checkpoint") or {}]
+            if any(c.get("storage_id") == uuid for c in listed):  # only its trial's metrics are read
+                for c in _trial_checkpoints(experiment_id, trial):
+                    if c.uuid == uuid:
+                        return c
         # Stored, not yet in its runner's report (experiment.json lags by a snapshot).
         return Checkpoint(uuid, experiment_id)
 
