@@ -8,22 +8,19 @@ The reference workflow runs unchanged::
     path = exp.top_checkpoint().download()
 
 Experiments live in the store ``$HPSEARCH_HOME`` (default
-``${XDG_DATA_HOME:-~/.local/share}/hpsearch``; its format: docs/store.md). Everything that
-changes an experiment goes through ``searcher-run`` (create, pause, activate, kill, delete),
-which owns the store; queries read ``searcher-run describe --json`` and ``searcher-run trial
---json`` (the trial index) and the files the runner writes (metrics.jsonl, checkpoints,
-output.log). The model registry is kept in ``ROOT/models/``. Standard library only.
+``${XDG_DATA_HOME:-~/.local/share}/hpsearch``; its format: docs/store.md), which ``searcher-run``
+owns: this module reads and changes it only through its subcommands (``_store.py``): describe,
+trial (its index entry, metrics and output), checkpoint, model (the registry), create, pause,
+activate, kill, delete. It opens no file of the store; ``Checkpoint.download`` copies a
+checkpoint's files from the directory ``searcher-run checkpoint UUID --json`` names. Standard
+library only.
 
 ``searcher-run`` is found in ``$HPSEARCH_SEARCHER_RUN``, else on ``PATH``, else in the source
 tree's ``build/release``. See docs/sdk.md for what is supported.
 """
 
-import datetime
-import enum
-import fcntl
 import json
 import math
-import os
 import pathlib
 import re
 import shutil
@@ -32,230 +29,13 @@ import tempfile
 import time
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
-
-class APIException(Exception):
-    """A request the store refused, with ``searcher-run``'s message."""
-
-
-class NotFoundException(APIException):
-    """An experiment, trial, checkpoint or model that does not exist (the message names it)."""
-
-
-# ---- enums (Determined's member names; values: docs/sdk.md) ----------------------------------
-
-class ExperimentState(enum.Enum):
-    """Determined's experiment states; the store reports ACTIVE, STOPPING_CANCELED, PAUSED,
-    COMPLETED, CANCELED and ERROR (the others are a master's stages)."""
-    UNSPECIFIED = "UNSPECIFIED"
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    STOPPING_COMPLETED = "STOPPING_COMPLETED"
-    STOPPING_CANCELED = "STOPPING_CANCELED"
-    STOPPING_ERROR = "STOPPING_ERROR"
-    COMPLETED = "COMPLETED"
-    CANCELED = "CANCELED"
-    ERROR = "ERROR"
-    DELETED = "DELETED"
-    DELETING = "DELETING"
-    DELETE_FAILED = "DELETE_FAILED"
-    STOPPING_KILLED = "STOPPING_KILLED"
-    QUEUED = "QUEUED"
-    PULLING = "PULLING"
-    STARTING = "STARTING"
-    RUNNING = "RUNNING"
-
-
-class TrialState(enum.Enum):
-    """Determined's trial states; the store reports ACTIVE, PAUSED, CANCELED, COMPLETED, ERROR."""
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    STOPPING_CANCELED = "STOPPING_CANCELED"
-    STOPPING_KILLED = "STOPPING_KILLED"
-    STOPPING_COMPLETED = "STOPPING_COMPLETED"
-    STOPPING_ERROR = "STOPPING_ERROR"
-    CANCELED = "CANCELED"
-    COMPLETED = "COMPLETED"
-    ERROR = "ERROR"
-    QUEUED = "QUEUED"
-    PULLING = "PULLING"
-    STARTING = "STARTING"
-    RUNNING = "RUNNING"
-
-
-class CheckpointState(enum.Enum):
-    UNSPECIFIED = "UNSPECIFIED"
-    ACTIVE = "ACTIVE"
-    COMPLETED = "COMPLETED"
-    ERROR = "ERROR"
-    DELETED = "DELETED"
-    PARTIALLY_DELETED = "PARTIALLY_DELETED"
-
-
-class DownloadMode(enum.Enum):
-    AUTO = "AUTO"
-    DIRECT = "DIRECT"
-    MASTER = "MASTER"
-
-
-class TrialSortBy(enum.Enum):
-    UNSPECIFIED = 0
-    ID = 1
-    START_TIME = 4
-    END_TIME = 5
-    STATE = 6
-    SEARCHER_METRIC = 8
-    BATCHES_PROCESSED = 7
-
-
-class TrialOrderBy(enum.Enum):
-    UNSPECIFIED = 0
-    ASCENDING = 1
-    ASC = 1
-    DESCENDING = 2
-    DESC = 2
-
-
-class ModelSortBy(enum.Enum):
-    UNSPECIFIED = 0
-    NAME = 1
-    DESCRIPTION = 2
-    CREATION_TIME = 4
-    LAST_UPDATED_TIME = 5
-    NUM_VERSIONS = 6
-
-
-class ModelOrderBy(enum.Enum):
-    UNSPECIFIED = 0
-    ASCENDING = 1
-    ASC = 1
-    DESCENDING = 2
-    DESC = 2
-
-
-# The states wait() returns; PAUSED makes it raise, as Determined's does.
-_TERMINAL = {ExperimentState.COMPLETED, ExperimentState.CANCELED, ExperimentState.ERROR, ExperimentState.DELETED}
-
-# experiment.json's trial outcomes as Determined's trial states.
-_TRIAL_STATES = {"running": TrialState.ACTIVE, "waiting": TrialState.ACTIVE, "paused": TrialState.PAUSED,
-                 "completed": TrialState.COMPLETED, "stopped": TrialState.COMPLETED,
-                 "user_requested_stop": TrialState.COMPLETED, "invalid_hp": TrialState.COMPLETED,
-                 "errored": TrialState.ERROR}
-# The state of a trial that has not ended, by its experiment's state (once the runner is gone).
-_UNFINISHED_TRIAL_STATES = {"PAUSED": TrialState.PAUSED, "CANCELED": TrialState.CANCELED,
-                            "ERROR": TrialState.ERROR}
-
-
-# ---- the store and searcher-run ----------------------------------------------------------------
-
-def _root() -> pathlib.Path:
-    """The store, as searcher-run finds it."""
-    if os.environ.get("HPSEARCH_HOME"):
-        return pathlib.Path(os.environ["HPSEARCH_HOME"]).absolute()
-    if os.environ.get("XDG_DATA_HOME"):
-        return pathlib.Path(os.environ["XDG_DATA_HOME"]) / "hpsearch"
-    return pathlib.Path.home() / ".local" / "share" / "hpsearch"
-
-
-def _searcher_run() -> str:
-    if os.environ.get("HPSEARCH_SEARCHER_RUN"):
-        return os.environ["HPSEARCH_SEARCHER_RUN"]
-    found = shutil.which("searcher-run")
-    if found:
-        return found
-    built = pathlib.Path(__file__).resolve().parents[3] / "build" / "release" / "runner" / "searcher-run"
-    if built.exists():
-        return str(built)
-    raise APIException("searcher-run not found: set HPSEARCH_SEARCHER_RUN or put it on PATH")
-
-
-def _call(*args: str) -> str:
-    """Runs ``searcher-run ARGS``; its stdout, or its message as the exception."""
-    done = subprocess.run([_searcher_run(), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        message = done.stderr.strip() or f"searcher-run {' '.join(args)} exited with {done.returncode}"
-        raise (NotFoundException if " not found in " in message else APIException)(message)
-    return done.stdout
-
-
-def _id_arg(value: Any, kind: str = "experiment") -> str:
-    """An experiment or trial id as searcher-run's argument. Only a positive integer: anything else
-    could reach its command line as an option (``-1``) or as something else than an id."""
-    if isinstance(value, str) and value.isascii() and value.isdigit():
-        value = int(value)
-    article = "an" if kind[0] in "aeiou" else "a"
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise APIException(f"{value!r} is not {article} {kind} id (a positive integer)")
-    if value <= 0:
-        raise NotFoundException(f"{kind} {value} not found in {_root()}: {article} {kind} id is a positive integer")
-    return str(value)
-
-
-def _experiment_arg(experiment_id: Any) -> str:
-    return _id_arg(experiment_id, "experiment")
-
-
-def _describe(experiment_id: int) -> Dict[str, Any]:
-    return json.loads(_call("describe", _experiment_arg(experiment_id), "--json"))
-
-
-def _read_jsonl(path: pathlib.Path) -> Iterator[Dict[str, Any]]:
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    yield json.loads(line)
-                except ValueError:
-                    continue  # a line cut short by a crash
-    except FileNotFoundError:
-        return
-
-
-def _checkpoint_storage(experiment_id: int) -> pathlib.Path:
-    """Where the experiment's checkpoints are stored: what its runner recorded in run.json (the
-    config's shared_fs checkpoint_storage), else the experiment's run/checkpoints."""
-    run = _root() / "experiments" / str(experiment_id) / "run"
-    try:
-        with open(run / "run.json") as f:
-            recorded = json.load(f).get("checkpoint_storage")
-    except (OSError, ValueError):
-        recorded = None
-    return pathlib.Path(recorded) if recorded else run / "checkpoints"
-
-
-def _checkpoint_arg(uuid: Any) -> str:
-    """A checkpoint id as searcher-run's argument (which checks its form again: a plain name,
-    never a path); a non-string or one that would read as an option never reaches it."""
-    if not isinstance(uuid, str) or not uuid or uuid.startswith(("-", ".")):
-        raise APIException(f"{uuid!r} is not a checkpoint id: expected the plain name the trial reported "
-                           "(a UUID), not a path")
-    return uuid
-
-
-def _trial_entry(trial_id: int) -> Dict[str, Any]:
-    """The store's trial index entry of a global trial id (``searcher-run trial ID --json``)."""
-    return json.loads(_call("trial", _id_arg(trial_id, "trial"), "--json"))
-
-
-def _number(value: Any) -> Optional[float]:
-    """A metric value as a float ("NaN", "Infinity" included); None when it is not a number."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if value in ("NaN", "Infinity", "-Infinity"):
-        return float(value.replace("Infinity", "inf"))
-    return None
-
-
-def _now() -> str:
-    """Now, as the registry records it (ISO 8601, UTC)."""
-    return datetime.datetime.now(datetime.timezone.utc).isoformat()
-
-
-def _time(text: Optional[str]) -> Optional[datetime.datetime]:
-    """A recorded time as the datetime Determined's SDK gives (timezone-aware, UTC)."""
-    return datetime.datetime.fromisoformat(text) if text else None
+from determined.experimental._enums import (CheckpointState, DownloadMode, ExperimentState, ModelOrderBy, ModelSortBy,
+                                            TrialOrderBy, TrialSortBy, TrialState, _TERMINAL, _TRIAL_STATES,
+                                            _UNFINISHED_TRIAL_STATES)
+# The store through searcher-run (and the exceptions it raises, part of this module's API).
+from determined.experimental._store import (APIException, NotFoundException, _call, _checkpoint_arg, _describe,
+                                            _experiment_arg, _id_arg, _number, _root, _searcher_run, _time,
+                                            _trial_entry, _trial_metrics)
 
 
 # ---- checkpoints ---------------------------------------------------------------------------------
@@ -273,7 +53,8 @@ class CheckpointTrainingMetadata:
 
 
 class Checkpoint:
-    """A checkpoint in the store's checkpoint storage (``run/checkpoints/UUID``)."""
+    """A checkpoint in an experiment's checkpoint storage, read and changed through
+    ``searcher-run checkpoint UUID``."""
 
     def __init__(self, uuid: str, experiment_id: int, trial_id: Optional[int] = None,
                  hparams: Optional[Dict[str, Any]] = None, validation_metrics: Optional[Dict[str, Any]] = None,
@@ -282,39 +63,56 @@ class Checkpoint:
         self.task_id = f"trial-{trial_id}" if trial_id is not None else None
         self.allocation_id = None
         self.resources: Dict[str, Any] = {}
-        self._directory = _checkpoint_storage(experiment_id) / uuid
         self.training = CheckpointTrainingMetadata(
             str(_root() / "experiments" / str(experiment_id) / "experiment.yaml"), experiment_id, trial_id,
             hparams, {"avgMetrics": validation_metrics or {}})
-        self.metadata: Dict[str, Any] = {}
-        if (self._directory / "metadata.json").exists():
-            with open(self._directory / "metadata.json") as f:
-                self.metadata = json.load(f)
-        self.steps_completed = steps_completed if steps_completed is not None else self.metadata.get("steps_completed")
-        self.report_time = (datetime.datetime.fromtimestamp(self._directory.stat().st_mtime, datetime.timezone.utc)
-                            .isoformat() if self._directory.exists() else None)
+        self._steps_completed = steps_completed
+        self._record: Optional[Dict[str, Any]] = None  # searcher-run checkpoint UUID --json, once read
+
+    def _stored(self) -> Optional[Dict[str, Any]]:
+        """The checkpoint as searcher-run finds it now; None once deleted."""
+        try:
+            self._record = json.loads(_call("checkpoint", _checkpoint_arg(self.uuid), "--json"))
+        except NotFoundException:
+            return None
+        return self._record
+
+    def _read(self) -> Dict[str, Any]:
+        if self._record is None and self._stored() is None:
+            self._record = {"metadata": {}, "report_time": None}
+        return self._record or {}
+
+    @property
+    def metadata(self) -> Dict[str, Any]:
+        return self._read()["metadata"]
+
+    @property
+    def steps_completed(self) -> Optional[int]:
+        return self._steps_completed if self._steps_completed is not None else self.metadata.get("steps_completed")
+
+    @property
+    def report_time(self) -> Optional[str]:
+        return self._read().get("report_time") or None
 
     @property
     def state(self) -> CheckpointState:
-        return CheckpointState.COMPLETED if self._directory.exists() else CheckpointState.DELETED
+        return CheckpointState.COMPLETED if self._stored() is not None else CheckpointState.DELETED
 
     def __repr__(self) -> str:
         return f"Checkpoint(uuid={self.uuid}, trial_id={self.training.trial_id})"
-
-    def _require(self) -> None:
-        if not self._directory.exists():
-            raise NotFoundException(f"checkpoint {self.uuid} was deleted")
 
     def download(self, path: Optional[str] = None, mode: DownloadMode = DownloadMode.AUTO) -> str:
         """Copies every file of the checkpoint to ``path`` (default ``checkpoints/UUID`` under the
         current directory) with its ``metadata.json``; returns the path. Into an existing
         directory the checkpoint's files overwrite those of the same name, as Determined's
         shared_fs download does (other files there stay)."""
-        self._require()
+        stored = self._stored()
+        if stored is None:
+            raise NotFoundException(f"checkpoint {self.uuid} was deleted")
         target = pathlib.Path(path) if path is not None else pathlib.Path("checkpoints") / self.uuid
         if target.exists() and not target.is_dir():
             raise APIException(f"download(): {target} exists and is not a directory")
-        shutil.copytree(self._directory, target, dirs_exist_ok=True)
+        shutil.copytree(stored["directory"], target, dirs_exist_ok=True)
         self.write_metadata_file(str(target / "metadata.json"))
         return str(target)
 
@@ -322,21 +120,14 @@ class Checkpoint:
         with open(path, "w") as f:
             json.dump(self.metadata, f, indent=2, sort_keys=True)
 
-    def _save_metadata(self) -> None:
-        self._require()
-        tmp = self._directory / "metadata.json.tmp"
-        self.write_metadata_file(str(tmp))
-        os.replace(tmp, self._directory / "metadata.json")
-
     def add_metadata(self, metadata: Dict[str, Any]) -> None:
         """Merges ``metadata`` into the checkpoint's (its metadata.json in storage)."""
-        self.metadata.update(metadata)
-        self._save_metadata()
+        self._record = json.loads(_call("checkpoint", _checkpoint_arg(self.uuid), "--add-metadata",
+                                        json.dumps(metadata)))
 
     def remove_metadata(self, keys: List[str]) -> None:
-        for key in keys:
-            self.metadata.pop(key, None)
-        self._save_metadata()
+        self._record = json.loads(_call("checkpoint", _checkpoint_arg(self.uuid), "--remove-metadata",
+                                        json.dumps(list(keys))))
 
     def delete(self) -> None:
         """Deletes the checkpoint's files; refused while its experiment runs (the runner may be
@@ -355,24 +146,21 @@ class Checkpoint:
                                   "hpsearch does not run (deprecated in Determined too)")
 
 
-def _validations(trial: Dict[str, Any], run_dir: pathlib.Path) -> Dict[int, Dict[str, Any]]:
+def _validations(trial: Dict[str, Any]) -> Dict[int, Dict[str, Any]]:
     """Every validation of a trial by its steps: the searcher's (experiment.json) and every
-    report_validation_metrics (metrics.jsonl)."""
+    report_validation_metrics (``searcher-run trial ID --metrics``)."""
     by_steps: Dict[int, Dict[str, Any]] = {}
     for v in trial.get("validations", []):
         by_steps.setdefault(int(v["length"]), {}).update(v.get("metrics") or {})
-    directory = pathlib.Path(trial.get("directory") or "")
-    if not directory.is_absolute():
-        directory = run_dir / directory
-    for m in _read_jsonl(directory / "metrics.jsonl"):
-        if m.get("group") == "validation" and m.get("steps_completed") is not None:
+    for m in _trial_metrics(trial["trial_id"], "validation") if trial.get("trial_id") else []:
+        if m.get("steps_completed") is not None:
             by_steps.setdefault(int(m["steps_completed"]), {}).update(m.get("metrics") or {})
     return by_steps
 
 
-def _trial_checkpoints(experiment_id: int, trial: Dict[str, Any], run_dir: pathlib.Path) -> List[Checkpoint]:
+def _trial_checkpoints(experiment_id: int, trial: Dict[str, Any]) -> List[Checkpoint]:
     """A trial's checkpoints in storage, oldest first, each with the validation at its steps."""
-    validations = _validations(trial, run_dir)
+    validations = _validations(trial)
     stored = list(trial.get("stored_checkpoints") or [])
     latest = trial.get("checkpoint")
     if latest and latest.get("storage_id") and all(c.get("storage_id") != latest["storage_id"] for c in stored):
@@ -432,18 +220,6 @@ class TrialReference:
                 return t
         return {}
 
-    def _run_dir(self) -> pathlib.Path:
-        return _root() / "experiments" / str(self.experiment_id) / "run"
-
-    def _directory(self) -> Optional[pathlib.Path]:
-        trials = self._run_dir() / "trials"
-        prefix = "-" + self._request_id[:8]
-        if trials.is_dir():
-            for d in trials.iterdir():
-                if d.name.endswith(prefix):
-                    return d
-        return None
-
     @property
     def hparams(self) -> Dict[str, Any]:
         return self._record().get("hparams") or {}
@@ -476,43 +252,41 @@ class TrialReference:
         def wanted(line: str) -> bool:
             return rank_ids is None or any(line.startswith(f"[rank={r}]") for r in rank_ids)
 
-        directory = self._directory()
-        while directory is None and follow and _describe(self.experiment_id)["alive"]:
-            time.sleep(0.2)
-            directory = self._directory()
-        if directory is None or not (directory / "output.log").exists():
+        def read(offset: int) -> bytes:  # the output from byte offset on
+            done = subprocess.run([_searcher_run(), "trial", _id_arg(self.id, "trial"), "--logs",
+                                   f"--from-byte={offset}"], stdin=subprocess.DEVNULL, capture_output=True)
+            if done.returncode != 0:
+                raise APIException(done.stderr.decode(errors="replace").strip())
+            return done.stdout
+
+        if not follow:
+            lines = [line for line in read(0).decode(errors="replace").splitlines(keepends=True) if wanted(line)]
+            if head is not None:
+                lines = lines[:head]
+            if tail is not None:
+                lines = lines[-tail:] if tail > 0 else []
+            yield from lines
             return
-        with open(directory / "output.log", errors="replace") as f:
-            if not follow:
-                lines = [line for line in f if wanted(line)]
-                if head is not None:
-                    lines = lines[:head]
-                if tail is not None:
-                    lines = lines[-tail:] if tail > 0 else []
-                yield from lines
+        offset, pending = 0, b""
+        while True:
+            alive = _describe(self.experiment_id)["alive"]  # before reading: nothing written after is missed
+            chunk = read(offset)
+            offset += len(chunk)
+            *complete, pending = (pending + chunk).split(b"\n")
+            for line in complete:
+                text = line.decode(errors="replace") + "\n"
+                if wanted(text):
+                    yield text
+            if not alive:
+                if pending and wanted(pending.decode(errors="replace")):
+                    yield pending.decode(errors="replace")
                 return
-            pending = ""
-            while True:
-                chunk = f.readline()
-                if chunk:
-                    pending += chunk
-                    if pending.endswith("\n"):
-                        if wanted(pending):
-                            yield pending
-                        pending = ""
-                    continue
-                if not _describe(self.experiment_id)["alive"]:
-                    rest = f.read()
-                    for line in (pending + rest).splitlines(keepends=True):
-                        if wanted(line):
-                            yield line
-                    return
-                time.sleep(0.2)
+            time.sleep(0.2)
 
     def _checkpoints(self) -> List[Checkpoint]:
         record = self._record()
         record.setdefault("trial_id", self.id)
-        return _trial_checkpoints(self.experiment_id, record, self._run_dir())
+        return _trial_checkpoints(self.experiment_id, record)
 
     def _searcher(self) -> Dict[str, Any]:
         return _describe(self.experiment_id)
@@ -544,11 +318,8 @@ class TrialReference:
 
     def get_metrics(self, group: Optional[str] = None) -> Iterator[TrialMetrics]:
         """Every metrics report of the trial (``group``: "training", "validation", or any), in order."""
-        directory = self._directory()
-        if directory is None:
-            return iter(())
         return (TrialMetrics(self.id, m.get("group"), m.get("steps_completed"), m.get("metrics") or {}, m.get("time"))
-                for m in _read_jsonl(directory / "metrics.jsonl") if group is None or m.get("group") == group)
+                for m in _trial_metrics(self.id, group))
 
     def iter_metrics(self, group: str) -> Iterator[TrialMetrics]:
         return self.get_metrics(group)
@@ -615,10 +386,9 @@ class ExperimentReference:
         experiment = _describe(self._id)
         metric = sort_by or experiment["metric"]
         sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
-        run_dir = pathlib.Path(experiment["run_dir"])
         best_per_trial = []
         for trial in (experiment.get("experiment") or {}).get("trials", []):
-            ranked = _rank(_trial_checkpoints(self._id, trial, run_dir), metric, sib)
+            ranked = _rank(_trial_checkpoints(self._id, trial), metric, sib)
             if ranked:
                 best_per_trial.append(ranked[0])
         return _rank(best_per_trial, metric, sib)[:limit]
@@ -643,42 +413,19 @@ class ExperimentReference:
         _call("delete", _experiment_arg(self._id))
 
 
-# ---- the model registry (ROOT/models/ID.json) ----------------------------------------------------------
+# ---- the model registry (``searcher-run model``: the store's C++ code keeps it) ------------------------
 
-class _Registry:
-    """Models as one JSON file each, changed under ROOT/models/lock."""
+def _model_ref(identifier: Union[str, int]) -> List[str]:
+    """``--id N`` for an int, ``--name NAME`` for a string, as ``searcher-run model`` takes them."""
+    if isinstance(identifier, int) and not isinstance(identifier, bool):
+        return ["--id", _id_arg(identifier, "model")]
+    if isinstance(identifier, str):
+        return [f"--name={identifier}"]  # "=": a name may start with "-"
+    raise APIException(f"{identifier!r} is not a model id (a positive integer) or name (a string)")
 
-    def __init__(self) -> None:
-        self.directory = _root() / "models"
-        self.directory.mkdir(parents=True, exist_ok=True)
 
-    def __enter__(self) -> "_Registry":
-        self._lock = open(self.directory / "lock", "a")
-        fcntl.flock(self._lock, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._lock.close()
-
-    def all(self) -> List[Dict[str, Any]]:
-        models = []
-        for path in sorted(self.directory.glob("*.json")):
-            with open(path) as f:
-                models.append(json.load(f))
-        return models
-
-    def find(self, identifier: Union[str, int]) -> Dict[str, Any]:
-        for m in self.all():
-            if (isinstance(identifier, int) and m["id"] == identifier) or m["name"] == identifier:
-                return m
-        raise NotFoundException(f"model {identifier!r} not found in {self.directory}")
-
-    def save(self, model: Dict[str, Any]) -> None:
-        model["last_updated_time"] = _now()
-        tmp = self.directory / f"{model['id']}.json.tmp"
-        with open(tmp, "w") as f:
-            json.dump(model, f, indent=2)
-        os.replace(tmp, self.directory / f"{model['id']}.json")
+def _model(action: str, identifier: Union[str, int], *args: str) -> Dict[str, Any]:
+    return json.loads(_call("model", action, *_model_ref(identifier), *args, "--json"))
 
 
 class ModelVersion:
@@ -719,29 +466,16 @@ class Model:
     def __repr__(self) -> str:
         return f"Model(id={self.model_id}, name={self.name!r})"
 
-    def _change(self, change: Any) -> Dict[str, Any]:
-        with _Registry() as registry:
-            record = registry.find(self.model_id)
-            result = change(record)
-            registry.save(record)
-        self._load(record)
-        return result
+    def _update(self, *args: str) -> None:
+        self._load(_model("update", self.model_id, *args))
 
     def _versions(self) -> List[Dict[str, Any]]:
-        with _Registry() as registry:
-            return registry.find(self.model_id).get("versions", [])
+        return _model("describe", self.model_id).get("versions", [])
 
     def register_version(self, checkpoint_uuid: str) -> ModelVersion:
-        def add(record: Dict[str, Any]) -> Dict[str, Any]:
-            # Under the registry's lock, which deleting a checkpoint or an experiment takes too.
-            checkpoint = get_checkpoint(checkpoint_uuid)  # it exists
-            versions = record.setdefault("versions", [])
-            version = {"version": (versions[-1]["version"] + 1) if versions else 1,
-                       "checkpoint_uuid": checkpoint_uuid, "experiment_id": checkpoint.training.experiment_id,
-                       "creation_time": _now()}
-            versions.append(version)
-            return version
-        return ModelVersion(self, self._change(add))
+        # searcher-run checks, under the registry's lock, that the checkpoint is in the store.
+        version = _model("register-version", self.model_id, "--checkpoint", _checkpoint_arg(checkpoint_uuid))
+        return ModelVersion(self, version)
 
     def get_version(self, version: int = -1) -> Optional[ModelVersion]:
         versions = self._versions()
@@ -758,24 +492,22 @@ class Model:
         return [ModelVersion(self, v) for v in versions]
 
     def add_metadata(self, metadata: Dict[str, Any]) -> None:
-        self._change(lambda r: r.setdefault("metadata", {}).update(metadata))
+        self._update("--add-metadata", json.dumps(metadata))
 
     def remove_metadata(self, keys: List[str]) -> None:
-        self._change(lambda r: [r.setdefault("metadata", {}).pop(k, None) for k in keys])
+        self._update("--remove-metadata", json.dumps(list(keys)))
 
     def set_labels(self, labels: List[str]) -> None:
-        self._change(lambda r: r.__setitem__("labels", list(labels)))
+        self._update("--labels", json.dumps(list(labels)))
 
     def archive(self) -> None:
-        self._change(lambda r: r.__setitem__("archived", True))
+        self._update("--archive")
 
     def unarchive(self) -> None:
-        self._change(lambda r: r.__setitem__("archived", False))
+        self._update("--unarchive")
 
     def delete(self) -> None:
-        with _Registry() as registry:
-            registry.find(self.model_id)
-            (registry.directory / f"{self.model_id}.json").unlink()
+        _call("model", "delete", *_model_ref(self.model_id))
 
 
 # ---- the client ----------------------------------------------------------------------------------------
@@ -837,29 +569,23 @@ class Determined:
         except NotFoundException:
             raise NotFoundException(f"checkpoint {uuid} not found in {_root()}") from None  # deleted meanwhile
         for trial in (experiment.get("experiment") or {}).get("trials", []):
-            for c in _trial_checkpoints(experiment_id, trial, pathlib.Path(experiment["run_dir"])):
-                if c.uuid == uuid:
-                    return c
+            listed = list(trial.get("stored_checkpoints") or []) + [trial.get("checkpoint") or {}]
+            if any(c.get("storage_id") == uuid for c in listed):  # only its trial's metrics are read
+                for c in _trial_checkpoints(experiment_id, trial):
+                    if c.uuid == uuid:
+                        return c
         # Stored, not yet in its runner's report (experiment.json lags by a snapshot).
         return Checkpoint(uuid, experiment_id)
 
     def create_model(self, name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,
                      labels: Optional[List[str]] = None) -> Model:
-        with _Registry() as registry:
-            if any(m["name"] == name for m in registry.all()):
-                raise APIException(f"model {name!r} already exists")
-            next_id = registry.directory / "next_id"
-            model_id = int(next_id.read_text()) if next_id.exists() else 1
-            next_id.write_text(f"{model_id + 1}\n")
-            record = {"id": model_id, "name": name, "description": description or "", "metadata": metadata or {},
-                      "labels": list(labels or []), "archived": False, "username": self.user,
-                      "creation_time": _now(), "versions": []}
-            registry.save(record)
+        record = json.loads(_call("model", "create", f"--name={name}", f"--description={description or ''}",
+                                  "--metadata", json.dumps(metadata or {}), "--labels", json.dumps(list(labels or [])),
+                                  f"--user={self.user}", "--json"))
         return Model(record)
 
     def get_model(self, identifier: Union[str, int]) -> Model:
-        with _Registry() as registry:
-            return Model(registry.find(identifier))
+        return Model(_model("describe", identifier))
 
     def get_model_by_id(self, model_id: int) -> Model:
         return self.get_model(int(model_id))
@@ -867,8 +593,7 @@ class Determined:
     def get_models(self, sort_by: ModelSortBy = ModelSortBy.NAME, order_by: ModelOrderBy = ModelOrderBy.ASCENDING,
                    name: Optional[str] = None, description: Optional[str] = None,
                    model_id: Optional[int] = None) -> List[Model]:
-        with _Registry() as registry:
-            records = registry.all()
+        records = json.loads(_call("model", "list", "--json"))
         records = [m for m in records if (not name or name in m["name"])
                    and (not description or description in m.get("description", ""))
                    and (model_id is None or m["id"] == model_id)]
@@ -881,10 +606,9 @@ class Determined:
 
     def get_model_labels(self) -> List[str]:
         counts: Dict[str, int] = {}
-        with _Registry() as registry:
-            for m in registry.all():
-                for label in m.get("labels", []):
-                    counts[label] = counts.get(label, 0) + 1
+        for m in json.loads(_call("model", "list", "--json")):
+            for label in m.get("labels", []):
+                counts[label] = counts.get(label, 0) + 1
         return sorted(counts, key=lambda label: (-counts[label], label))
 
 

@@ -27,7 +27,8 @@ const std::vector<const Command*>& commands() {
                                                &store::kill_command(),
                                                &store::delete_command(),
                                                &store::trial_command(),
-                                               &store::checkpoint_command()};
+                                               &store::checkpoint_command(),
+                                               &store::model_command()};
   return all;
 }
 

@@ -22,19 +22,17 @@ nlohmann::json read_json(const fs::path& path) {
   return j.is_discarded() ? nlohmann::json(nullptr) : j;
 }
 
-// The runner's record of the experiment's checkpoints: where they are stored and their uuids.
+// The experiment's checkpoints: where they are stored (Store::checkpoint_storage, the one
+// answer `checkpoint UUID` uses too) and their uuids in the runner's record.
 struct Checkpoints {
   fs::path storage;
   std::set<std::string> uuids;
 };
 
-Checkpoints checkpoints_of(const fs::path& dir) {
-  Checkpoints found{dir / "run" / "checkpoints", {}};
-  const nlohmann::json experiment = read_json(dir / "run" / "experiment.json");
+Checkpoints checkpoints_of(const Store& store, std::uint64_t id) {
+  Checkpoints found{store.checkpoint_storage(id), {}};
+  const nlohmann::json experiment = read_json(store.directory(id) / "run" / "experiment.json");
   if (!experiment.is_object()) return found;
-  if (experiment.contains("checkpoint_storage") && experiment["checkpoint_storage"].is_string()) {
-    found.storage = experiment["checkpoint_storage"].get<std::string>();
-  }
   for (const nlohmann::json& t : experiment.value("trials", nlohmann::json::array())) {
     std::vector<nlohmann::json> listed =
         t.value("stored_checkpoints", std::vector<nlohmann::json>{});
@@ -80,7 +78,7 @@ int delete_experiment(const cli::Args& parsed, std::ostream& out, std::ostream&,
                      ": pause or kill it before deleting it");
   }
   const RegistryLock lock(store.root());
-  const Checkpoints checkpoints = checkpoints_of(dir);
+  const Checkpoints checkpoints = checkpoints_of(store, id);
   refuse_if_registered(store.root(), id, checkpoints);
   // Renamed away first, so a half-finished removal never looks like an experiment.
   const fs::path doomed = store.root() / "experiments" / (".deleting-" + std::to_string(id));
