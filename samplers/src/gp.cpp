@@ -211,153 +211,95 @@ nlohmann::json GpSampler::propose(Rng& rng, std::uint32_t trial) {
       [this](Rng& r, std::vector<double>& point) { return model_point(r, point); });
 }
 
-bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
-  RngBits bits(rng);
-  const std::size_t d = encoding_.size();
-  if (!sampler_detail::use_model(config_.model, store_, bits)) return false;
-  const std::size_t e = d + 1;  // the point and the fidelity
-
-  // The data: the capped observations, each a row (point, fidelity) -> warped metric. The
-  // fidelity is log(length) / log(longest length observed), so 1 is the longest; the kernel
-  // learns how much shorter trainings tell about longer ones.
+namespace sampler_detail {
+// The model's data for one proposal: the capped observations, each a row (point, fidelity) ->
+// warped metric, then the fantasies of the trials training now. The fidelity is
+// log(length) / log(longest length observed), so 1 is the longest; the kernel learns how much
+// shorter trainings tell about longer ones.
+struct GpData {
   std::vector<ObservationStore::Observed> data;
-  store_.model_observations(data);
-  const std::size_t n = data.size();
-  const std::uint64_t longest = store_.longest_length();
-  const auto fidelity = [&](std::uint64_t length) {
+  std::uint64_t longest = 0;
+  std::vector<double> rows;           // n rows of e values
+  std::vector<double> fantasy_rows;   // one row per pending trial
+  std::vector<double> y;              // the data's warped metrics
+  std::vector<const double*> points;  // the rows, then the fantasy rows
+
+  [[nodiscard]] std::size_t n() const { return data.size(); }
+  [[nodiscard]] double fidelity(std::uint64_t length) const {
     return longest <= 1 ? 1.0
                         : std::clamp(std::log(static_cast<double>(length)) /
                                          std::log(static_cast<double>(longest)),
                                      0.0, 1.0);
-  };
-  std::vector<double> rows(n * e);
+  }
+};
+}  // namespace sampler_detail
+
+using sampler_detail::GpData;
+
+namespace {
+
+GpData model_data(const ObservationStore& store, std::size_t d) {
+  const std::size_t e = d + 1;
+  GpData m;
+  store.model_observations(m.data);
+  m.longest = store.longest_length();
+  const std::size_t n = m.n();
+  m.rows.resize(n * e);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::span<const double> p = store_.point(data[i].trial);
-    std::copy(p.begin(), p.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * e));
-    rows[i * e + d] = fidelity(data[i].length);
+    const std::span<const double> p = store.point(m.data[i].trial);
+    std::copy(p.begin(), p.end(), m.rows.begin() + static_cast<std::ptrdiff_t>(i * e));
+    m.rows[i * e + d] = m.fidelity(m.data[i].length);
   }
   std::vector<double> metrics(n);
-  for (std::size_t i = 0; i < n; ++i) metrics[i] = data[i].metric;
-  const std::vector<double> y = warp(metrics);
-  std::vector<const double*> points;
-  for (std::size_t i = 0; i < n; ++i) points.push_back(rows.data() + i * e);
+  for (std::size_t i = 0; i < n; ++i) metrics[i] = m.data[i].metric;
+  m.y = warp(metrics);
+  for (std::size_t i = 0; i < n; ++i) m.points.push_back(m.rows.data() + i * e);
+  return m;
+}
 
-  // Hyperparameters: refit when the observations grew by refit_growth since the last fit.
-  const std::size_t observations = store_.observations();
-  if (!fit_ || static_cast<double>(observations) >=
-                   config_.refit_growth * static_cast<double>(fit_->observations)) {
-    std::vector<std::size_t> by_value(n);
-    for (std::size_t i = 0; i < n; ++i) by_value[i] = i;
-    std::stable_sort(by_value.begin(), by_value.end(),
-                     [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
-    const std::vector<std::size_t> subset = fit_subset(
-        by_value, static_cast<std::size_t>(std::max<std::uint64_t>(config_.fit_observations, 2)));
-    sampler_detail::PointMatrix x(static_cast<Eigen::Index>(subset.size()),
-                                  static_cast<Eigen::Index>(e));
-    Eigen::VectorXd ys(static_cast<Eigen::Index>(subset.size()));
-    for (std::size_t i = 0; i < subset.size(); ++i) {
-      for (std::size_t j = 0; j < e; ++j) {
-        x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = points[subset[i]][j];
-      }
-      ys[static_cast<Eigen::Index>(i)] = y[subset[i]];
-    }
-    const GpHyper start = fit_ ? fit_->hyper() : sampler_detail::default_hyper(e);
-    const GpHyper h =
-        sampler_detail::fit_hyperparameters(model_dims_, x, ys, start, kFitEvaluations);
-    fit_ = Fit{observations, h.log_lengthscale, h.log_signal, h.log_noise};
-    ++fits_;
-  }
-  const Kernel kernel(model_dims_, fit_->hyper());
-
-  // The factor: extended by the new observations when the set only grew (and the longest
-  // length is the same), else rebuilt.
-  GpCache& cache = *cache_;
-  const bool extends = cache.fits == fits_ && cache.longest == longest && cache.rows.size() <= n &&
-                       std::equal(cache.rows.begin(), cache.rows.end(), data.begin(),
-                                  [](std::uint64_t order, const ObservationStore::Observed& o) {
-                                    return order == o.order;
-                                  });
-  if (!extends) {
-    cache.factor.clear();
-    cache.rows.clear();
-    cache.fits = fits_;
-    cache.longest = longest;
-  }
-  cache.factor.truncate(cache.rows.size());
-  std::vector<double> k_row;
-  const auto append = [&](const double* x) {
-    k_row.clear();
-    for (std::size_t i = 0; i < cache.factor.size(); ++i) k_row.push_back(kernel(points[i], x));
-    cache.factor.append(k_row, kernel.signal() + kernel.noise());
-  };
-  for (std::size_t i = cache.rows.size(); i < n; ++i) {
-    append(points[i]);
-    cache.rows.push_back(data[i].order);
-  }
-  std::vector<double> alpha = y;
-  cache.factor.solve_lower(alpha);
-  cache.factor.solve_upper(alpha);
-
-  // Fantasies: each trial training now, observed at the length it trains toward with the
-  // mean the data predict there.
-  std::vector<std::uint32_t> pending;
-  store_.pending(pending);
-  std::vector<double> fantasy_rows(pending.size() * e);
-  std::vector<double> y_all = y;
-  for (std::size_t f = 0; f < pending.size(); ++f) {
-    const std::span<const double> p = store_.point(pending[f]);
-    double* row = fantasy_rows.data() + f * e;
-    std::copy(p.begin(), p.end(), row);
-    row[d] = fidelity(store_.pending_length(pending[f]));
-    double mean = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += kernel(points[i], row) * alpha[i];
-    y_all.push_back(mean);
-  }
-  for (std::size_t f = 0; f < pending.size(); ++f) {
-    points.push_back(fantasy_rows.data() + f * e);
-    append(points.back());
-  }
-  if (!pending.empty()) {
-    alpha = y_all;
-    cache.factor.solve_lower(alpha);
-    cache.factor.solve_upper(alpha);
-  }
-  // The incumbent: the best warped value at the longest length.
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<std::size_t> top;  // rows at the longest length, best first
-  for (std::size_t i = 0; i < n; ++i) {
-    if (data[i].length == longest) top.push_back(i);
+// The incumbents: the rows at the longest length, best first.
+std::vector<std::size_t> incumbents(const GpData& m) {
+  std::vector<std::size_t> top;
+  for (std::size_t i = 0; i < m.n(); ++i) {
+    if (m.data[i].length == m.longest) top.push_back(i);
   }
   std::stable_sort(top.begin(), top.end(),
-                   [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
-  best = y[top.front()];
-  const Posterior posterior(kernel, points, cache.factor, alpha);
+                   [&](std::size_t a, std::size_t b) { return m.y[a] < m.y[b]; });
+  return top;
+}
 
-  // Candidates at the longest length: random points, then local moves around the best
-  // observations there.
-  std::vector<double> candidates;
-  const auto random =
-      static_cast<std::size_t>(std::max<std::uint64_t>(config_.model.candidates, 1));
-  candidates.resize(random * e);
+// Candidates at the longest length: `random` random points, then local moves around the best
+// observations there.
+std::vector<double> first_candidates(const SpaceEncoding& encoding, RngBits& bits,
+                                     std::size_t random, const GpData& m,
+                                     const std::vector<std::size_t>& top) {
+  const std::size_t d = encoding.size();
+  const std::size_t e = d + 1;
+  std::vector<double> candidates(random * e);
   for (std::size_t c = 0; c < random; ++c) {
     double* x = candidates.data() + c * e;
     for (std::size_t j = 0; j < d; ++j) x[j] = sampler_detail::uniform01(bits);
-    encoding_.snap(std::span<double>(x, d));
+    encoding.snap(std::span<double>(x, d));
     x[d] = 1;
   }
   for (std::size_t r = 0; r < std::min(kLocalCentres, top.size()); ++r) {
-    for (std::size_t m = 0; m < kLocalMoves; ++m) {
+    for (std::size_t move = 0; move < kLocalMoves; ++move) {
       candidates.resize(candidates.size() + e);
       double* x = candidates.data() + candidates.size() - e;
-      local_move(encoding_, bits, points[top[r]], kLocalStep, x);
+      local_move(encoding, bits, m.points[top[r]], kLocalStep, x);
       x[d] = 1;
     }
   }
-  std::vector<double> scores;
-  posterior.log_ei(candidates, e, best, scores);
+  return candidates;
+}
 
-  // Refinement: around the best few, smaller and smaller moves; a move replaces its centre
-  // when it scores higher.
+// Refinement: around the best few candidates, smaller and smaller moves; a move replaces its
+// centre when it scores higher. The winner's row (e values).
+std::vector<double> refine(const Posterior& posterior, const SpaceEncoding& encoding, RngBits& bits,
+                           const std::vector<double>& candidates, const std::vector<double>& scores,
+                           double best) {
+  const std::size_t e = encoding.size() + 1;
+  const std::size_t d = e - 1;
   std::vector<std::size_t> order(scores.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -376,7 +318,7 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
     for (std::size_t c = 0; c < centres; ++c) {
       for (std::size_t m = 0; m < kRefineMoves; ++m) {
         double* x = moves.data() + (c * kRefineMoves + m) * e;
-        local_move(encoding_, bits, centre.data() + c * e, step, x);
+        local_move(encoding, bits, centre.data() + c * e, step, x);
         x[d] = 1;
       }
     }
@@ -395,8 +337,125 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   for (std::size_t c = 1; c < centres; ++c) {
     if (centre_score[c] > centre_score[winner]) winner = c;
   }
-  point.assign(centre.data() + winner * e, centre.data() + winner * e + d);
-  cache.factor.truncate(n);
+  return {centre.data() + winner * e, centre.data() + (winner + 1) * e};
+}
+
+}  // namespace
+
+// Hyperparameters: refit when the observations grew by refit_growth since the last fit.
+void GpSampler::refit_if_grown(const GpData& m) {
+  const std::size_t e = encoding_.size() + 1;
+  const std::size_t n = m.n();
+  const std::size_t observations = store_.observations();
+  if (fit_ && static_cast<double>(observations) <
+                  config_.refit_growth * static_cast<double>(fit_->observations)) {
+    return;
+  }
+  std::vector<std::size_t> by_value(n);
+  for (std::size_t i = 0; i < n; ++i) by_value[i] = i;
+  std::stable_sort(by_value.begin(), by_value.end(),
+                   [&](std::size_t a, std::size_t b) { return m.y[a] < m.y[b]; });
+  const std::vector<std::size_t> subset = fit_subset(
+      by_value, static_cast<std::size_t>(std::max<std::uint64_t>(config_.fit_observations, 2)));
+  sampler_detail::PointMatrix x(static_cast<Eigen::Index>(subset.size()),
+                                static_cast<Eigen::Index>(e));
+  Eigen::VectorXd ys(static_cast<Eigen::Index>(subset.size()));
+  for (std::size_t i = 0; i < subset.size(); ++i) {
+    for (std::size_t j = 0; j < e; ++j) {
+      x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = m.points[subset[i]][j];
+    }
+    ys[static_cast<Eigen::Index>(i)] = m.y[subset[i]];
+  }
+  const GpHyper start = fit_ ? fit_->hyper() : sampler_detail::default_hyper(e);
+  const GpHyper h = sampler_detail::fit_hyperparameters(model_dims_, x, ys, start, kFitEvaluations);
+  fit_ = Fit{observations, h.log_lengthscale, h.log_signal, h.log_noise};
+  ++fits_;
+}
+
+// The factor: extended by the new observations when the set only grew (and the longest length
+// is the same), else rebuilt; then the fantasies: each trial training now, observed at the
+// length it trains toward with the mean the data predict there. The weights (alpha) of the
+// data and the fantasies.
+std::vector<double> GpSampler::factor_with_fantasies(const Kernel& kernel, GpData& m) {
+  const std::size_t d = encoding_.size();
+  const std::size_t e = d + 1;
+  const std::size_t n = m.n();
+  GpCache& cache = *cache_;
+  const bool extends = cache.fits == fits_ && cache.longest == m.longest &&
+                       cache.rows.size() <= n &&
+                       std::equal(cache.rows.begin(), cache.rows.end(), m.data.begin(),
+                                  [](std::uint64_t order, const ObservationStore::Observed& o) {
+                                    return order == o.order;
+                                  });
+  if (!extends) {
+    cache.factor.clear();
+    cache.rows.clear();
+    cache.fits = fits_;
+    cache.longest = m.longest;
+  }
+  cache.factor.truncate(cache.rows.size());
+  std::vector<double> k_row;
+  const auto append = [&](const double* x) {
+    k_row.clear();
+    for (std::size_t i = 0; i < cache.factor.size(); ++i) k_row.push_back(kernel(m.points[i], x));
+    cache.factor.append(k_row, kernel.signal() + kernel.noise());
+  };
+  for (std::size_t i = cache.rows.size(); i < n; ++i) {
+    append(m.points[i]);
+    cache.rows.push_back(m.data[i].order);
+  }
+  std::vector<double> alpha = m.y;
+  cache.factor.solve_lower(alpha);
+  cache.factor.solve_upper(alpha);
+
+  std::vector<std::uint32_t> pending;
+  store_.pending(pending);
+  m.fantasy_rows.resize(pending.size() * e);
+  std::vector<double> y_all = m.y;
+  for (std::size_t f = 0; f < pending.size(); ++f) {
+    const std::span<const double> p = store_.point(pending[f]);
+    double* row = m.fantasy_rows.data() + f * e;
+    std::copy(p.begin(), p.end(), row);
+    row[d] = m.fidelity(store_.pending_length(pending[f]));
+    double mean = 0;
+    for (std::size_t i = 0; i < n; ++i) mean += kernel(m.points[i], row) * alpha[i];
+    y_all.push_back(mean);
+  }
+  for (std::size_t f = 0; f < pending.size(); ++f) {
+    m.points.push_back(m.fantasy_rows.data() + f * e);
+    append(m.points.back());
+  }
+  if (!pending.empty()) {
+    alpha = y_all;
+    cache.factor.solve_lower(alpha);
+    cache.factor.solve_upper(alpha);
+  }
+  return alpha;
+}
+
+// One proposal from the model: the data, the kernel (refitted when the data grew enough), the
+// factor with the fantasies, then expected improvement maximised over candidates at the
+// longest length and refined around the best of them.
+bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
+  RngBits bits(rng);
+  const std::size_t d = encoding_.size();
+  if (!sampler_detail::use_model(config_.model, store_, bits)) return false;
+  const std::size_t e = d + 1;  // the point and the fidelity
+  GpData m = model_data(store_, d);
+  refit_if_grown(m);
+  const Kernel kernel(model_dims_, fit_->hyper());
+  const std::vector<double> alpha = factor_with_fantasies(kernel, m);
+  const std::vector<std::size_t> top = incumbents(m);
+  const double best = m.y[top.front()];  // the best warped value at the longest length
+  const Posterior posterior(kernel, m.points, cache_->factor, alpha);
+  const auto random =
+      static_cast<std::size_t>(std::max<std::uint64_t>(config_.model.candidates, 1));
+  const std::vector<double> candidates = first_candidates(encoding_, bits, random, m, top);
+  std::vector<double> scores;
+  posterior.log_ei(candidates, e, best, scores);
+  const std::vector<double> winner = refine(posterior, encoding_, bits, candidates, scores, best);
+  point.assign(winner.begin(), winner.begin() + static_cast<std::ptrdiff_t>(d));
+  cache_->factor.truncate(m.n());
   return true;
 }
 

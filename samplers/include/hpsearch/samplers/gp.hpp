@@ -19,7 +19,9 @@ namespace hpsearch {
 
 namespace sampler_detail {
 struct GpCache;
+struct GpData;
 struct GpHyper;
+class Kernel;
 }  // namespace sampler_detail
 
 /// GP-BO with the training length as an input (MOBSTER-style under ASHA): every observation
@@ -76,6 +78,11 @@ class GpSampler {
   };
 
   bool model_point(Rng& rng, std::vector<double>& point);
+  // The parts of a proposal (gp.cpp): the kernel refitted when the data grew enough, and the
+  // factor of the data and the fantasies with their weights.
+  void refit_if_grown(const sampler_detail::GpData& m);
+  std::vector<double> factor_with_fantasies(const sampler_detail::Kernel& kernel,
+                                            sampler_detail::GpData& m);
 
   HyperparameterSpace space_;
   SpaceEncoding encoding_;
