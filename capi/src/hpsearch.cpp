@@ -149,7 +149,7 @@ hpsearch_status hpsearch_searcher_restore(hpsearch_searcher* searcher, const cha
       throw hpsearch::ProtocolError("snapshot: refused: " + *refused);
     nlohmann::json state;
     try {
-      state = nlohmann::json::parse(snapshot);
+      state = hpsearch::parse_json(snapshot, hpsearch::kDocumentLimits);
     } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
       throw hpsearch::ProtocolError("snapshot: not valid JSON: " + hpsearch::parse_error_text(e));
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <istream>
+#include <set>
+#include <vector>
 
 namespace hpsearch {
 namespace {
@@ -48,6 +50,28 @@ std::optional<Violation> find_violation(std::string_view text, const JsonLimits&
   return std::nullopt;
 }
 
+// A parser callback that refuses an object holding the same key twice, which nlohmann::json
+// would read silently as its last value: a protocol line, a report or a record meant one thing.
+class DuplicateKeys {
+ public:
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) {
+      keys_.emplace_back();
+    } else if (event == Event::object_end) {
+      keys_.pop_back();
+    } else if (event == Event::key && !keys_.back().insert(parsed.get<std::string>()).second) {
+      std::string key = nlohmann::json(parsed.get<std::string>()).dump();
+      if (key.size() > 80) key = key.substr(0, 80) + "...";
+      refuse(0, "JSON object has the key " + key + " twice");
+    }
+    return true;
+  }
+
+ private:
+  std::vector<std::set<std::string>> keys_;  // the keys of each object being read
+};
+
 // Reads all of `in`, at most max_bytes + 1 bytes (one more tells that the stream is longer).
 std::string read_bounded(std::istream& in, std::size_t max_bytes) {
   std::string text;
@@ -73,7 +97,7 @@ std::optional<std::string> json_limit_violation(std::string_view text, const Jso
 nlohmann::json parse_json(std::string_view text, const JsonLimits& limits) {
   if (std::optional<Violation> found = find_violation(text, limits))
     refuse(found->byte, found->why);
-  return nlohmann::json::parse(text);
+  return nlohmann::json::parse(text, DuplicateKeys());
 }
 
 nlohmann::json parse_json(std::istream& in, const JsonLimits& limits) {
@@ -87,7 +111,11 @@ nlohmann::json parse_json(std::istream& in, const JsonLimits& limits) {
 
 nlohmann::json parse_json_or_discarded(std::string_view text, const JsonLimits& limits) {
   if (find_violation(text, limits)) return nlohmann::json(nlohmann::json::value_t::discarded);
-  return nlohmann::json::parse(text, nullptr, false);
+  try {
+    return nlohmann::json::parse(text, DuplicateKeys(), false);
+  } catch (const nlohmann::json::parse_error&) {  // a key twice
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
 }
 
 nlohmann::json parse_json_or_discarded(std::istream& in, const JsonLimits& limits) {

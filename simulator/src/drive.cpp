@@ -65,7 +65,7 @@ nlohmann::json drive_line(Searcher& searcher, std::string_view line, const Drive
   }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(line);
+    j = parse_json(line, options.limits);  // refuses an object with a key twice too
   } catch (
       const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (1e999)
     return {{"error", "not valid JSON: " + parse_error_text(e)}};

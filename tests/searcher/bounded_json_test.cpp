@@ -36,6 +36,21 @@ TEST_CASE("bounded JSON: depth up to the limit is read, one more is refused at i
   CHECK(parse_json_or_discarded(nested(60000)).is_discarded());
 }
 
+TEST_CASE("bounded JSON: an object with the same key twice is refused, at any depth") {
+  // nlohmann::json alone keeps the last value silently.
+  CHECK(nlohmann::json::parse(R"({"a":1,"a":2})") == nlohmann::json{{"a", 2}});
+  CHECK_THROWS_WITH_AS((void)parse_json(R"({"a":1,"a":2})"),
+                       "[json.exception.parse_error.101] parse error: JSON object has the key "
+                       "\"a\" twice",
+                       nlohmann::json::parse_error);
+  CHECK_THROWS_AS((void)parse_json(R"([{"x":{"b":1,"c":2,"b":3}}])"), nlohmann::json::parse_error);
+  CHECK(parse_json_or_discarded(R"({"a":1,"a":2})").is_discarded());
+  // The same key in different objects, or a key equal to a value, is fine.
+  CHECK(parse_json(R"({"a":{"a":1},"b":[{"a":2},{"a":3}],"c":"a"})")["b"][1]["a"] == 3);
+  std::istringstream file(R"({"seq":1,"seq":2})");
+  CHECK_THROWS_AS((void)parse_json(file), nlohmann::json::parse_error);
+}
+
 TEST_CASE("bounded JSON: brackets inside strings are text, escaped quotes do not end strings") {
   const std::string text = R"(["[[[[", "\"[[[[", "\\", [1]])";
   CHECK_FALSE(json_limit_violation(text, {.max_depth = 2}).has_value());

@@ -141,6 +141,20 @@ TEST_CASE("drive: nesting to the limit is parsed, deeper is refused before parsi
   CHECK(s.snapshot() == before);
 }
 
+TEST_CASE("drive: a line with a key twice is refused, state unchanged") {
+  Searcher s = random_searcher();
+  const nlohmann::json ops = drive_line(s, R"({"event":"initial_operations"})");
+  const std::string id = ops["operations"][0]["request_id"].get<std::string>();
+  const nlohmann::json before = s.snapshot();
+  const std::string twice =
+      R"({"event":"trial_created","request_id":")" + id + R"(","request_id":")" + id + R"("})";
+  CHECK(error_of(s, twice).find("JSON object has the key \"request_id\" twice") !=
+        std::string::npos);
+  CHECK(error_of(s, R"({"event":"progress","event":"snapshot"})").find("twice") !=
+        std::string::npos);
+  CHECK(s.snapshot() == before);
+}
+
 TEST_CASE("drive: run_drive answers line for line, including CRLF input") {
   Searcher s = random_searcher();
   std::istringstream in("{\"event\":\"progress\"}\r\nbad\n{\"event\":\"initial_operations\"}\n");

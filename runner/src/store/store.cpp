@@ -233,7 +233,7 @@ void Store::check_format() const {
       write_file_atomically(file, nlohmann::json{{"format_version", kFormatVersion}}.dump() + '\n');
     return;
   }
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  const nlohmann::json j = parse_json_or_discarded(in);
   if (j.is_discarded() || !j.is_object() || !j.contains("format_version") ||
       !j["format_version"].is_number_unsigned()) {
     throw StoreError("the experiment store's " + file.string() +
@@ -435,7 +435,7 @@ void check_checkpoint_id(const std::string& uuid) {
 fs::path Store::checkpoint_storage(std::uint64_t id) const {
   const fs::path run = directory(id) / "run";
   std::ifstream in(run / "run.json");
-  const nlohmann::json recorded = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  const nlohmann::json recorded = in ? parse_json_or_discarded(in) : nlohmann::json();
   if (recorded.is_object() && recorded.contains("checkpoint_storage") &&
       recorded["checkpoint_storage"].is_string() &&
       !recorded["checkpoint_storage"].get<std::string>().empty())

@@ -46,7 +46,8 @@ inline constexpr JsonLimits kDocumentLimits{kMaxJsonDepth, kMaxJsonDocumentBytes
 
 /// nlohmann::json::parse(text) within the limits: text beyond them throws a
 /// nlohmann::json::parse_error ("parse error at byte N: JSON nested deeper than ..."), so the
-/// handlers of parse errors report it.
+/// handlers of parse errors report it. An object with the same key twice is refused the same
+/// way ("JSON object has the key \"id\" twice"), where nlohmann::json would keep the last.
 [[nodiscard]] nlohmann::json parse_json(std::string_view text, const JsonLimits& limits = {});
 
 /// The whole of `in` (a file) parsed within the limits: a stream longer than max_bytes is
