@@ -28,7 +28,7 @@ for run in $(seq 1 "$runs"); do
   "$runner" run --config "$dir/overhead64.yaml" --dir "$dir/many$run" \
     --slots 64 >/dev/null 2>&1
 done
-/usr/bin/python3 - "$dir" "$runs" <<'PY' > build/bench/runner.json
+/usr/bin/python3 - "$dir" "$runs" <<'PY' > "$out"
 import json, os, statistics, sys, time
 base, runs = sys.argv[1], int(sys.argv[2])
 
