@@ -1,9 +1,7 @@
-"""``determined.experimental.keras`` (the Native API's ``keras.init``) needs
-TensorFlow, which the Debian archive does not package and hpsearch does not install. Importing it
-raises an ImportError that names what works instead."""
+"""``determined.experimental.keras`` (the Native API's ``keras.init``) needs TensorFlow, as
+``determined.keras`` does: importing it raises that module's ImportError, which names what
+works instead."""
 
-raise ImportError(
-    "determined.keras (TFKerasTrial and the Native API's keras.init) needs TensorFlow, which is not "
-    "available here (Debian packages no TensorFlow). Port the model to PyTorch and subclass "
-    "determined.pytorch.PyTorchTrial, or train it with the Core API (det.core.init()): see "
-    "docs/trial-api.md")
+import importlib
+
+importlib.import_module("determined.keras")
