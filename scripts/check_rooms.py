@@ -1,12 +1,12 @@
 """The runner's rooms (docs/architecture.md): each folder of runner/src may include only the
-rooms listed before it (channel, launchers, engine, store, commands), by their private headers
+rooms listed before it (channel, launchers, engine, store, ui, commands), by their private headers
 ("engine/report.hpp") or their public ones ("hpsearch/runner/journal.hpp"). errors.hpp and
 trial_environment.hpp (header-only) are below them all. Prints each include that points back up; exits 1 if there is one."""
 import pathlib
 import re
 import sys
 
-ROOMS = ["channel", "launchers", "engine", "store", "commands"]
+ROOMS = ["channel", "launchers", "engine", "store", "ui", "commands"]
 PUBLIC = {  # public header -> the room that implements it
     "errors.hpp": None, "trial_environment.hpp": None,
     "trial_channel.hpp": "channel", "trial_protocol.hpp": "channel",

@@ -15,6 +15,10 @@ packages=(g++ cmake ninja-build libboost-random-dev libeigen3-dev nlohmann-json3
           clang-format clang-tidy python3-pyflakes
           # The runner's PyTorch examples and torchrun (determined.launch.torch_distributed).
           python3-torch
+          # The web UI (searcher-run ui, docs/ui.md): cpp-httplib 0.11, Debian's small threaded HTTP
+          # server (a compiled library, header and .so); Chromium, its WebDriver and Selenium for
+          # the test that drives the pages in a real headless browser (tests/ui/ui_browser_test.py).
+          libcpp-httplib-dev chromium chromium-driver python3-selenium
           # A one-node Slurm 22.05 for the Slurm launcher's tests (scripts/slurm-cluster.sh).
           slurmctld slurmd slurm-client munge)
 missing=()

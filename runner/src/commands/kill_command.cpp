@@ -1,11 +1,10 @@
 // `searcher-run kill ID`: the experiment ends CANCELED. A running one gets SIGTERM twice (its
 // trials are stopped at once); a paused one is marked so.
-#include <csignal>
-#include <fstream>
 #include <ostream>
 
 #include "commands/store_commands.hpp"
 #include "store/store.hpp"
+#include "store/store_control.hpp"
 
 namespace hpsearch::store {
 
@@ -16,24 +15,17 @@ int kill_experiment(const cli::Args& args, std::ostream& out, std::ostream&, boo
   const std::uint64_t id = request.id;
   const double timeout = request.timeout;
   const Store store(default_root());
-  const Status before = store.status(id);
-  if (before.state == "COMPLETED" || before.state == "ERROR" || before.state == "CANCELED") {
-    out << "experiment " << id << " has already ended: " << before.state << '\n';
+  const KillStart start = request_kill(store, id);
+  if (start == KillStart::kAlreadyEnded) {
+    out << "experiment " << id << " has already ended: " << store.status(id).state << '\n';
     return 0;
   }
-  // The mark first: whatever way the runner ends from here, the end is CANCELED.
-  std::ofstream(store.directory(id) / "kill_requested") << utc_now() << '\n';
-  if (store.signal_runner(id, SIGTERM)) {
-    store.signal_runner(id, SIGTERM);  // the second stops the trials at once
+  if (start == KillStart::kSignalled) {
     if (!wait_until([&] { return !store.status(id).alive; }, timeout)) {
       throw StoreError("experiment " + std::to_string(id) + " did not stop within " +
                        std::to_string(static_cast<int>(timeout)) + " s (see its experiment.log)");
     }
-  }
-  // Paused, or its runner died: nothing records the end but this (CANCELED: it is marked).
-  if (const Status after = store.status(id);
-      !after.record.contains("ended") || after.record.value("state", "") == "PAUSED") {
-    (void)store.record_end(id, -1);
+    finish_kill(store, id);
   }
   out << "experiment " << id << " is " << store.status(id).state << '\n';
   return cli::kExitOk;

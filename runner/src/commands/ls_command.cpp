@@ -7,6 +7,7 @@
 #include "commands/store_commands.hpp"
 #include "hpsearch/config/command_line.hpp"
 #include "store/store.hpp"
+#include "store/store_reads.hpp"
 
 namespace hpsearch::store {
 namespace {

@@ -1,12 +1,12 @@
 // `searcher-run pause ID`: the runner gets SIGTERM, as on Ctrl-C: its trials checkpoint and
 // exit, it saves its state and ends PAUSED (`activate` resumes it).
-#include <csignal>
 #include <ostream>
 
 #include "commands/cli_args.hpp"
 #include "commands/store_commands.hpp"
 #include "hpsearch/config/command_line.hpp"
 #include "store/store.hpp"
+#include "store/store_control.hpp"
 
 namespace hpsearch::store {
 
@@ -31,14 +31,9 @@ int pause_experiment(const cli::Args& args, std::ostream& out, std::ostream&, bo
   const std::uint64_t id = request.id;
   const double timeout = request.timeout;
   const Store store(default_root());
-  if (!store.signal_runner(id, SIGTERM)) {
-    const Status status = store.status(id);
-    if (status.state == "PAUSED") {
-      out << "experiment " << id << " is already PAUSED\n";
-      return 0;
-    }
-    throw StoreError("experiment " + std::to_string(id) + " is " + status.state +
-                     ": only an ACTIVE experiment can be paused");
+  if (!request_pause(store, id)) {
+    out << "experiment " << id << " is already PAUSED\n";
+    return 0;
   }
   // Its trials get --pause-seconds (30 by default) to checkpoint before they are killed.
   if (!wait_until([&] { return !store.status(id).alive; }, timeout)) {

@@ -26,11 +26,7 @@ const runner_cli::Command& delete_command();
 const runner_cli::Command& trial_command();
 const runner_cli::Command& checkpoint_command();
 const runner_cli::Command& model_command();
-
-/// What `describe --json` prints of experiment `id` (and `ls --json` of each): the store's
-/// record (state, reason, pid, times, paths) and the runner's experiment.json, every trial
-/// with its global `trial_id`.
-[[nodiscard]] nlohmann::json describe_json(const Store& store, std::uint64_t id);
+const runner_cli::Command& ui_command();  // ui_command.cpp: the web UI
 
 /// The JSON value of option `name` (model_command.cpp): an object if `object`, else an array of
 /// strings; nothing given is an empty one. Anything else is a UsageError naming the option,

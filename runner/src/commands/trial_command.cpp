@@ -5,7 +5,6 @@
 // (docs/store.md).
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -16,48 +15,17 @@
 #include "hpsearch/config/command_line.hpp"
 #include "hpsearch/searcher/bounded_json.hpp"
 #include "store/store.hpp"
+#include "store/store_reads.hpp"
 
 namespace hpsearch::store {
 namespace {
 
 namespace fs = std::filesystem;
 
-/// The trial's directory in its run (run/trials/N-REQUEST8, as the runner names it: its
-/// request id's first 8 characters), or empty before the runner made it.
-fs::path trial_directory(const Store& store, const nlohmann::json& entry) {
-  const fs::path trials =
-      store.directory(entry["experiment_id"].get<std::uint64_t>()) / "run" / "trials";
-  std::string suffix = "-";  // appended, not "-" + ...: GCC 12 warns wrongly (-Wrestrict) on that
-  suffix += entry["request_id"].get<std::string>().substr(0, 8);
-  std::error_code error;
-  for (const fs::directory_entry& d : fs::directory_iterator(trials, error)) {
-    if (d.is_directory(error) && d.path().filename().string().ends_with(suffix)) return d.path();
-  }
-  return {};
-}
-
-/// The trial's metric reports (its metrics.jsonl, a line cut short by a crash skipped), those
-/// of `group` only if given, as a JSON array in the order reported.
-nlohmann::json metrics_of(const fs::path& directory, const std::optional<std::string>& group) {
-  nlohmann::json reports = nlohmann::json::array();
-  if (directory.empty()) return reports;
-  std::ifstream in(directory / "metrics.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    nlohmann::json report = parse_json_or_discarded(line);
-    if (report.is_discarded() || !report.is_object()) continue;
-    if (group && report.value("group", std::string()) != *group) continue;
-    reports.push_back(std::move(report));
-  }
-  return reports;
-}
-
-/// output.log from byte `from` on, as it is (bytes; a follower asks again from where it ended).
-void print_logs(const fs::path& directory, std::uint64_t from, std::ostream& out) {
-  if (directory.empty()) return;
-  std::ifstream in(directory / "output.log", std::ios::binary);
-  if (!in) return;
-  in.seekg(static_cast<std::streamoff>(from));
-  if (in) out << in.rdbuf();
+/// The directory of the trial `entry` (the trial index's) names, in its experiment's run.
+fs::path directory_of(const Store& store, const nlohmann::json& entry) {
+  return trial_directory(store.directory(entry["experiment_id"].get<std::uint64_t>()) / "run",
+                         entry["request_id"].get<std::string>());
 }
 
 int show_trial(const cli::Args& parsed, std::ostream& out, std::ostream&, bool) {
@@ -79,11 +47,12 @@ int show_trial(const cli::Args& parsed, std::ostream& out, std::ostream&, bool) 
     throw UsageError("trial: --from-byte is for --logs");
   const nlohmann::json entry = store.find_trial(trial_id);
   if (parsed.flag("--metrics")) {
-    out << metrics_of(trial_directory(store, entry), parsed.value("--group")).dump() << '\n';
+    out << trial_metrics(directory_of(store, entry), parsed.value("--group")).dump() << '\n';
   } else if (parsed.flag("--logs")) {
-    print_logs(trial_directory(store, entry),
-               parsed.count("--from-byte", 0, std::numeric_limits<std::int64_t>::max()).value_or(0),
-               out);
+    copy_trial_log(
+        directory_of(store, entry),
+        parsed.count("--from-byte", 0, std::numeric_limits<std::int64_t>::max()).value_or(0),
+        std::numeric_limits<std::uint64_t>::max(), out);
   } else if (parsed.flag("--json")) {
     out << entry.dump() << '\n';
   } else {

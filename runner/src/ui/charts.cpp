@@ -1,0 +1,239 @@
+// The experiment page's chart data (charts.hpp).
+#include "ui/charts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <set>
+
+#include "hpsearch/searcher/json_number.hpp"
+
+namespace hpsearch::ui {
+
+using nlohmann::json;
+
+namespace {
+
+json metric_json(double value) {
+  return std::isfinite(value) ? json(value) : metric_to_json(value);
+}
+
+std::vector<double> ranks(const std::vector<double>& values) {
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::vector<double> rank(values.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    const double mean = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
+    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = mean;
+    i = j + 1;
+  }
+  return rank;
+}
+
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  if (sxx <= 0 || syy <= 0) return 0;
+  return sxy / std::sqrt(sxx * syy);
+}
+
+}  // namespace
+
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() < 3 || x.size() != y.size()) return 0;
+  return pearson(ranks(x), ranks(y));
+}
+
+double correlation_ratio(const std::vector<std::string>& category, const std::vector<double>& y) {
+  if (y.size() < 3 || category.size() != y.size()) return 0;
+  const double n = static_cast<double>(y.size());
+  const double mean = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  std::map<std::string, std::pair<double, double>> groups;  // sum, count
+  double total = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    auto& g = groups[category[i]];
+    g.first += y[i];
+    g.second += 1;
+    total += (y[i] - mean) * (y[i] - mean);
+  }
+  if (total <= 0) return 0;
+  double between = 0;
+  for (const auto& [name, g] : groups) {
+    const double m = g.first / g.second;
+    between += g.second * (m - mean) * (m - mean);
+  }
+  return std::sqrt(between / total);
+}
+
+json chart_data(const ExperimentView& view, const std::function<json(const TrialView&)>& id_of) {
+  const std::vector<TrialView>& trials = view.trials();
+  json out;
+  out["smallerIsBetter"] = view.smaller_is_better();
+  out["totalTrials"] = trials.size();
+
+  json best = json::array();
+  for (const BestPoint& p : view.best_so_far())
+    best.push_back({p.at, metric_json(p.metric), id_of(trials[p.trial - 1])});
+  out["bestSoFar"] = std::move(best);
+
+  json rungs = json::array();
+  for (const auto& [length, count] : view.trials_at_length())
+    rungs.push_back({{"length", length}, {"validations", count}});
+  out["rungs"] = std::move(rungs);
+
+  // The trials with a finite best validation, best first (ties by trial number).
+  std::vector<std::uint32_t> ranked;
+  for (const TrialView& t : trials)
+    if (t.best && std::isfinite(t.validations[*t.best].metric)) ranked.push_back(t.index - 1);
+  const auto best_of = [&](std::uint32_t i) {
+    return trials[i].validations[*trials[i].best].metric;
+  };
+  std::stable_sort(ranked.begin(), ranked.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return view.better(best_of(a), best_of(b));
+  });
+  out["validatedTrials"] = ranked.size();
+
+  // Hyperparameters: their names (top level), numeric if every value is a number; one that
+  // never varies (a const) is left out: it explains nothing and would be a flat axis.
+  std::map<std::string, bool> numeric;
+  std::map<std::string, json> first_value;
+  std::set<std::string> varies;
+  for (const TrialView& t : trials) {
+    if (!t.hparams.is_object()) continue;
+    for (const auto& [name, value] : t.hparams.items()) {
+      const auto [it, added] = numeric.emplace(name, value.is_number());
+      if (!added) it->second = it->second && value.is_number();
+      const auto [first, new_name] = first_value.emplace(name, value);
+      if (!new_name && first->second != value) varies.insert(name);
+    }
+  }
+  std::erase_if(numeric, [&](const auto& entry) { return !varies.contains(entry.first); });
+
+  // Learning curves: the best trials'.
+  json curves = json::array();
+  for (std::size_t i = 0; i < ranked.size() && i < kMaxCurves; ++i) {
+    const TrialView& t = trials[ranked[i]];
+    json points = json::array();
+    for (const ValidationPoint& v : t.validations)
+      points.push_back({v.length, metric_json(v.metric)});
+    curves.push_back({{"id", id_of(t)}, {"trial", t.index}, {"points", std::move(points)}});
+  }
+  out["curves"] = std::move(curves);
+
+  // The sample for parallel coordinates and scatter plots: every validated trial, or the best
+  // quarter of the budget and an even stride over the rest (deterministic).
+  std::vector<std::uint32_t> shown;
+  if (ranked.size() <= kMaxChartTrials) {
+    shown = ranked;
+  } else {
+    const std::size_t top = kMaxChartTrials / 4;
+    shown.assign(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top));
+    const std::size_t rest = ranked.size() - top;
+    const std::size_t want = kMaxChartTrials - top;
+    for (std::size_t k = 0; k < want; ++k) shown.push_back(ranked[top + k * rest / want]);
+  }
+  json ids = json::array(), metric = json::array(), length = json::array(), states = json::array();
+  json hp = json::object();
+  for (const auto& [name, is_number] : numeric) hp[name] = json::array();
+  for (const std::uint32_t i : shown) {
+    const TrialView& t = trials[i];
+    ids.push_back(id_of(t));
+    metric.push_back(best_of(i));
+    length.push_back(t.validations.back().length);
+    states.push_back(t.state);
+    for (const auto& [name, is_number] : numeric) {
+      const auto found = t.hparams.find(name);
+      json value = found == t.hparams.end() ? json(nullptr) : *found;
+      if (!is_number && !value.is_string() && !value.is_null()) value = value.dump();
+      hp[name].push_back(std::move(value));
+    }
+  }
+  out["points"] = {{"ids", std::move(ids)},       {"metric", std::move(metric)},
+                   {"length", std::move(length)}, {"state", std::move(states)},
+                   {"hp", std::move(hp)},         {"shown", shown.size()}};
+
+  json kinds = json::array();
+  for (const auto& [name, is_number] : numeric)
+    kinds.push_back({{"name", name}, {"type", is_number ? "numeric" : "categorical"}});
+  out["hparams"] = std::move(kinds);
+
+  // Importance: over every validated trial, not the sample.
+  json importance = json::array();
+  for (const auto& [name, is_number] : numeric) {
+    std::vector<double> x, y;
+    std::vector<std::string> category;
+    for (const std::uint32_t i : ranked) {
+      const auto found = trials[i].hparams.find(name);
+      if (found == trials[i].hparams.end()) continue;
+      y.push_back(best_of(i));
+      if (is_number)
+        x.push_back(found->get<double>());
+      else
+        category.push_back(found->dump());
+    }
+    const double value =
+        is_number ? std::abs(spearman(x, y)) : correlation_ratio(category, ranks(y));
+    importance.push_back({{"name", name}, {"importance", value}});
+  }
+  out["importance"] = {
+      {"method",
+       "rank correlation with the trial's best searcher metric over every validated trial: "
+       "|Spearman's rho| for a numeric hyperparameter, the correlation ratio eta of the metric's "
+       "ranks for a categorical one (0: no monotone relation, 1: the metric's order follows it)"},
+      {"trials", ranked.size()},
+      {"values", std::move(importance)}};
+
+  // Timeline: each trial from its creation to its close (or now), packed into lanes (the
+  // first lane free at its start), so the lanes show how many trials were under way at once.
+  std::priority_queue<std::pair<double, std::uint32_t>,
+                      std::vector<std::pair<double, std::uint32_t>>,
+                      std::greater<>>
+      busy;  // (end, lane)
+  std::set<std::uint32_t> free_lanes;
+  std::uint32_t lanes = 0;
+  std::vector<std::uint32_t> lane(trials.size());
+  for (const TrialView& t : trials) {  // in creation order: starts ascend
+    while (!busy.empty() && busy.top().first <= t.created_at) {
+      free_lanes.insert(busy.top().second);
+      busy.pop();
+    }
+    std::uint32_t l = lanes;
+    if (!free_lanes.empty()) {
+      l = *free_lanes.begin();
+      free_lanes.erase(free_lanes.begin());
+    } else {
+      ++lanes;
+    }
+    lane[t.index - 1] = l;
+    busy.emplace(t.ended_at.value_or(view.last_at()), l);
+  }
+  json spans = json::array();
+  const std::size_t stride =
+      std::max<std::size_t>(1, (trials.size() + kMaxChartTrials - 1) / kMaxChartTrials);
+  for (std::size_t i = 0; i < trials.size(); i += stride) {
+    const TrialView& t = trials[i];
+    spans.push_back({{"id", id_of(t)},
+                     {"start", t.created_at},
+                     {"end", t.ended_at.value_or(view.last_at())},
+                     {"lane", lane[i]},
+                     {"state", t.state}});
+  }
+  out["timeline"] = {
+      {"lanes", lanes}, {"spans", std::move(spans)}, {"stride", stride}, {"now", view.last_at()}};
+  return out;
+}
+
+}  // namespace hpsearch::ui

@@ -1,0 +1,193 @@
+// What the web UI shows of one experiment, followed from its event log (experiment_view.hpp).
+#include "ui/experiment_view.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <system_error>
+
+#include "hpsearch/runner/journal.hpp"
+#include "hpsearch/searcher/bounded_json.hpp"
+#include "hpsearch/searcher/event.hpp"
+#include "hpsearch/searcher/json_number.hpp"
+#include "hpsearch/searcher/operation.hpp"
+
+namespace hpsearch::ui {
+
+namespace fs = std::filesystem;
+
+ExperimentView::ExperimentView(fs::path log, fs::path experiment_json, bool smaller_is_better)
+    : log_(std::move(log)),
+      experiment_json_(std::move(experiment_json)),
+      smaller_is_better_(smaller_is_better) {}
+
+bool ExperimentView::better(double a, double b) const {
+  if (std::isnan(a)) return false;
+  if (std::isnan(b)) return true;
+  return smaller_is_better_ ? a < b : a > b;
+}
+
+const TrialView* ExperimentView::trial(std::uint32_t index) const {
+  if (index == 0 || index > trials_.size()) return nullptr;
+  return &trials_[index - 1];
+}
+
+void ExperimentView::reset() {
+  offset_ = 0;
+  records_ = 0;
+  trials_.clear();
+  by_request_.clear();
+  best_so_far_.clear();
+  best_trial_.reset();
+  best_metric_.reset();
+  trials_at_length_.clear();
+  shutdown_ = nullptr;
+  last_at_ = 0;
+  experiment_json_time_ = {};  // taken in again over the new trials
+}
+
+void ExperimentView::refresh() {
+  std::error_code error;
+  const std::uintmax_t size = fs::file_size(log_, error);
+  bool changed = false;
+  if (!error) {
+    if (size < offset_) {  // replaced by a shorter log: start again
+      reset();
+      changed = true;
+    }
+    if (size > offset_) {
+      std::ifstream in(log_, std::ios::binary);
+      in.seekg(static_cast<std::streamoff>(offset_));
+      std::string text(static_cast<std::size_t>(size - offset_), '\0');
+      in.read(text.data(), static_cast<std::streamsize>(text.size()));
+      text.resize(static_cast<std::size_t>(in.gcount()));
+      // Record by record, so that a damaged one stops the reading exactly there: what came
+      // before it is taken in once, and a later refresh tries it again (a torn last line is
+      // one being written: it is complete next time).
+      std::size_t start = 0;
+      log_error_.clear();
+      while (start < text.size()) {
+        const std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) break;
+        try {
+          const JournalContents line =
+              parse_journal(std::string_view(text).substr(start, end + 1 - start), log_.string());
+          for (const nlohmann::json& record : line.records) apply(record);
+        } catch (const std::exception& e) {
+          log_error_ = log_.string() + " record " + std::to_string(records_ + 1) +
+                       " cannot be read (" + e.what() + "): what follows it is not shown";
+          break;
+        }
+        offset_ += end + 1 - start;
+        start = end + 1;
+        changed = true;
+      }
+    }
+  }
+  const std::string before = error_;
+  if (!experiment_json_.empty()) take_experiment_json();
+  error_ = log_error_;
+  if (error_.empty() && run_record_.is_object() && run_record_.contains("error"))
+    error_ = run_record_["error"].get<std::string>();
+  if (changed || error_ != before) ++version_;
+}
+
+void ExperimentView::take_experiment_json() {
+  std::error_code error;
+  const fs::file_time_type time = fs::last_write_time(experiment_json_, error);
+  if (error) return;  // not written yet
+  const std::uintmax_t size = fs::file_size(experiment_json_, error);
+  if (error || (time == experiment_json_time_ && size == experiment_json_size_)) return;
+  experiment_json_time_ = time;
+  experiment_json_size_ = size;
+  ++version_;
+  std::ifstream in(experiment_json_);
+  nlohmann::json j = parse_json_or_discarded(in);
+  if (j.is_discarded() || !j.is_object()) {
+    // Written atomically by the runner: one that does not parse was damaged afterwards.
+    run_record_ = {{"error", experiment_json_.string() + " does not parse: it is damaged"}};
+    return;
+  }
+  if (j.contains("trials") && j["trials"].is_array()) {
+    for (const nlohmann::json& t : j["trials"]) {
+      if (!t.is_object() || !t.contains("request_id") || !t["request_id"].is_string()) continue;
+      const auto found = by_request_.find(t["request_id"].get<std::string>());
+      // experiment.json lags the journal: a trial it lists is one the journal has.
+      if (found == by_request_.end()) continue;
+      TrialView& trial = trials_[found->second];
+      trial.restarts = t.value("restarts", std::uint64_t{0});
+      trial.outcome = t.value("outcome", std::string());
+      trial.checkpoints = t.value("stored_checkpoints", nlohmann::json::array());
+      trial.last_failure = t.value("last_failure", nlohmann::json(nullptr));
+    }
+    j.erase("trials");
+  }
+  run_record_ = std::move(j);
+}
+
+void ExperimentView::apply(const nlohmann::json& record) {
+  ++records_;
+  const auto in = record.find("in");
+  const auto out = record.find("out");
+  if (in == record.end() || !in->is_object()) return;  // the runner's own records
+  double at = static_cast<double>(records_);
+  if (const auto time = record.find("time"); time != record.end() && time->is_number())
+    at = time->get<double>();
+  else if (const auto seq = record.find("seq"); seq != record.end() && seq->is_number())
+    at = seq->get<double>();
+  last_at_ = at;
+  if (in->value("event", std::string()) != "initial_operations") {
+    const Event event = event_from_json(*in);
+    const auto found = by_request_.find(request_id_of(event).to_string());
+    if (found != by_request_.end()) {
+      TrialView& trial = trials_[found->second];
+      if (const auto* v = std::get_if<ValidationCompleted>(&event)) {
+        take_validation(found->second, v->length, v->metric, at);
+      } else if (const auto* exited = std::get_if<TrialExitedEarly>(&event)) {
+        trial.exit_reason = std::string(to_string(exited->reason));
+      } else if (std::holds_alternative<TrialClosed>(event)) {
+        trial.ended_at = at;
+        trial.state = trial.exit_reason == "errored"         ? "ERROR"
+                      : trial.exit_reason == "user_canceled" ? "CANCELED"
+                                                             : "COMPLETED";
+      }
+    }
+  }
+  if (out == record.end() || !out->is_object() || !out->contains("operations")) return;
+  for (const nlohmann::json& j : (*out)["operations"]) {
+    Operation op;
+    from_json(j, op);
+    if (const auto* create = std::get_if<Create>(&op)) {
+      TrialView trial;
+      trial.index = static_cast<std::uint32_t>(trials_.size() + 1);
+      trial.request_id = create->request_id.to_string();
+      trial.hparams = create->hparams;
+      trial.created_at = at;
+      by_request_.emplace(trial.request_id, trial.index - 1);
+      trials_.push_back(std::move(trial));
+    } else if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
+      if (const auto found = by_request_.find(validate->request_id.to_string());
+          found != by_request_.end())
+        trials_[found->second].target = validate->length;
+    } else if (const auto* shutdown = std::get_if<Shutdown>(&op)) {
+      shutdown_ = {{"cancel", shutdown->cancel}, {"failure", shutdown->failure}};
+    }
+  }
+}
+
+void ExperimentView::take_validation(std::uint32_t index, std::uint64_t length, double metric,
+                                     double at) {
+  TrialView& trial = trials_[index];
+  trial.validations.push_back({length, metric, at});
+  if (!trial.best || better(metric, trial.validations[*trial.best].metric))
+    trial.best = trial.validations.size() - 1;
+  ++trials_at_length_[length];
+  if (!std::isnan(metric) && (!best_metric_ || better(metric, *best_metric_))) {
+    best_metric_ = metric;
+    best_trial_ = index + 1;
+    best_so_far_.push_back({at, metric, index + 1});
+  }
+}
+
+}  // namespace hpsearch::ui
