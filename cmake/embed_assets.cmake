@@ -13,7 +13,9 @@ foreach(file IN LISTS FILES)
   if(file MATCHES "\\.html$")
     set(type "text/html; charset=utf-8")
   elseif(file MATCHES "\\.js$")
-    set(type "text/javascript; charset=utf-8")
+    # Not text/javascript: cpp-httplib compresses text/* with Brotli at its highest quality,
+    # slower than sending the file on a loopback connection (runner/src/ui/api.cpp).
+    set(type "application/javascript; charset=utf-8")
   elseif(file MATCHES "\\.css$")
     set(type "text/css; charset=utf-8")
   elseif(file MATCHES "\\.svg$")

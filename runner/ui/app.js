@@ -209,7 +209,6 @@
       const colors = rank.map((r) => Charts.metricColor(r, 0, Math.max(1, rank.length - 1), true));
       const labels = pts.ids.map((tid, i) => `trial ${tid}: ${metric} ${fmt(pts.metric[i])} at length ${pts.length[i]}`);
       const hrefs = pts.ids.map(trialHref);
-      hparams = c.hparams;
       const axes = c.hparams.map((hp) => ({ name: hp.name, type: hp.type, values: pts.hp[hp.name],
         log: hp.type === 'numeric' && Charts.extent(pts.hp[hp.name])[1] / Math.max(1e-300, Charts.extent(pts.hp[hp.name])[0]) > 1e3 }));
       axes.push({ name: metric, type: 'numeric', values: pts.metric });
@@ -249,9 +248,10 @@
       { key: 'best', title: 'Best' }, { key: 'latest', title: 'Latest' },
       { key: 'length', title: 'Length' }, { key: 'restarts', title: 'Restarts' }];
 
-    const renderTrials = async (mine) => {
-      const q = `offset=${sort.offset}&limit=${PAGE}&sortBy=${encodeURIComponent(sort.by)}&orderBy=${sort.desc ? 'ORDER_BY_DESC' : 'ORDER_BY_ASC'}`;
-      const j = await api(`/api/v1/experiments/${id}/trials?${q}`);
+    const fetchTrials = () => api(`/api/v1/experiments/${id}/trials?offset=${sort.offset}&limit=${PAGE}` +
+      `&sortBy=${encodeURIComponent(sort.by)}&orderBy=${sort.desc ? 'ORDER_BY_DESC' : 'ORDER_BY_ASC'}`);
+    const renderTrials = async (mine, pending) => {
+      const j = await (pending || fetchTrials());
       if (mine !== generation) return;
       const head = h('tr', {}, columns().map((c) => h('th', { scope: 'col',
         'aria-sort': sort.by === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none' },
@@ -276,18 +276,28 @@
     };
 
     poll(async (mine) => {
-      const c = await api(`/api/v1/experiments/${id}/charts${version === null ? '' : `?since=${version}`}`);
+      // The first time, the three answers are asked for at once; after that, the trials and
+      // the header only when the experiment changed (the header every 5th poll too: its state).
+      const first = version === null;
+      const chartsAnswer = api(`/api/v1/experiments/${id}/charts${first ? '' : `?since=${version}`}`);
+      const trialsAnswer = first ? fetchTrials() : null;
+      const headerAnswer = first || tick % 5 === 0 ? api(`/api/v1/experiments/${id}`) : null;
+      const c = await chartsAnswer;
       if (mine !== generation) return;
       const changed = !c.unchanged;
-      if (changed || tick % 5 === 0) {
-        const e = await api(`/api/v1/experiments/${id}`);
+      if (changed) {
+        version = c.version;
+        hparams = c.hparams;
+      }
+      if (headerAnswer || changed) {
+        const e = await (headerAnswer || api(`/api/v1/experiments/${id}`));
         if (mine !== generation) return;
         renderHeader(e);
       }
       if (changed) {
-        version = c.version;
+        await renderTrials(mine, trialsAnswer);
+        if (mine !== generation) return;
         renderCharts(c);
-        await renderTrials(mine);
       }
       tick++;
     });

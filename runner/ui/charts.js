@@ -62,6 +62,7 @@ const Charts = (() => {
     const m = { l: 58, r: 14, t: 10, b: 38 };
     const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': opts.label });
     el('title', {}, svg).textContent = opts.label;
+    delegate(svg);
     const x = scale(opts.x[0], opts.x[1], m.l, W - m.r, opts.xLog);
     const y = scale(opts.y[0], opts.y[1], H - m.b, m.t, opts.yLog);
     const axes = el('g', { class: 'axis' }, svg);
@@ -83,14 +84,25 @@ const Charts = (() => {
     return { svg, x, y, W, H, m };
   }
 
+  // Tooltips and links: data-tip and data-href on the marks, one listener per chart (a chart
+  // of a large experiment has a thousand marks).
   const tooltip = () => document.getElementById('tooltip');
-  function hover(node, text) {
-    node.addEventListener('mousemove', (e) => {
-      const t = tooltip(); t.hidden = false; t.textContent = text;
+  function delegate(svg) {
+    svg.addEventListener('mousemove', (e) => {
+      const t = tooltip();
+      const text = e.target.getAttribute && e.target.getAttribute('data-tip');
+      if (!text) { t.hidden = true; return; }
+      t.hidden = false; t.textContent = text;
       t.style.left = (e.clientX + 12) + 'px'; t.style.top = (e.clientY + 12) + 'px';
     });
-    node.addEventListener('mouseleave', () => { tooltip().hidden = true; });
+    svg.addEventListener('mouseleave', () => { tooltip().hidden = true; });
+    svg.addEventListener('click', (e) => {
+      const href = e.target.getAttribute && e.target.getAttribute('data-href');
+      if (href) location.hash = href;
+    });
   }
+  function hover(node, text) { node.setAttribute('data-tip', text); }
+  function link(node, href) { if (href) node.setAttribute('data-href', href); }
 
   // series: [{name, points: [[x, y]], color, href}]; markers: x values drawn as dashed lines.
   function lines(container, opts) {
@@ -107,7 +119,7 @@ const Charts = (() => {
       const d = pts.map(([a, b], k) => `${k ? 'L' : 'M'}${f.x(a).toFixed(1)},${f.y(b).toFixed(1)}`).join('');
       const path = el('path', { d: opts.step ? stepPath(pts, f) : d, class: 'curve', stroke: color }, f.svg);
       if (s.name) hover(path, s.name);
-      if (s.href) path.addEventListener('click', () => { location.hash = s.href; });
+      link(path, s.href);
       if (pts.length === 1 || opts.dots) {
         for (const [a, b] of pts) el('circle', { cx: f.x(a), cy: f.y(b), r: 2.2, fill: color, class: 'dot' }, f.svg);
       }
@@ -133,7 +145,7 @@ const Charts = (() => {
       const c = el('circle', { cx: f.x(p.x), cy: f.y(p.y), r: 2.6, fill: p.color || PALETTE[0],
                                'fill-opacity': 0.65, class: 'dot' }, f.svg);
       if (p.label) hover(c, p.label);
-      if (p.href) c.addEventListener('click', () => { location.hash = p.href; });
+      link(c, p.href);
       dots.push(c);
     }
     return { ...f, dots };
@@ -164,6 +176,7 @@ const Charts = (() => {
     const W = opts.width || 1100, H = opts.height || 320, m = { l: 40, r: 40, t: 24, b: 26 };
     const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': opts.label });
     el('title', {}, svg).textContent = opts.label;
+    delegate(svg);
     const n = opts.axes.length;
     const step = n > 1 ? (W - m.l - m.r) / (n - 1) : 0;
     const ys = opts.axes.map((axis) => {
@@ -188,7 +201,7 @@ const Charts = (() => {
       });
       const p = el('path', { d, class: 'pc-line', stroke: opts.color[i], 'stroke-opacity': 0.55 }, svg);
       if (opts.labels) hover(p, opts.labels[i]);
-      if (opts.hrefs) p.addEventListener('click', () => { location.hash = opts.hrefs[i]; });
+      if (opts.hrefs) link(p, opts.hrefs[i]);
       paths.push(p);
     }
     const brushes = new Map();  // axis index -> [lo, hi] in pixels
@@ -266,7 +279,7 @@ const Charts = (() => {
       const r = el('rect', { x: f.x(s.start), y: f.y(s.lane + 1), width: Math.max(1, f.x(s.end) - f.x(s.start)),
                              height: Math.max(1, f.y(s.lane) - f.y(s.lane + 1) - 1), fill: s.color }, f.svg);
       if (s.label) hover(r, s.label);
-      if (s.href) r.addEventListener('click', () => { location.hash = s.href; });
+      link(r, s.href);
     }
     return f;
   }

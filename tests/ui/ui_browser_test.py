@@ -96,10 +96,12 @@ try:
     driver.find_element(By.XPATH, "//table[@aria-label='trials']//th/button[text()='Best']").click()
     until(lambda: settled(lambda: rows("trials")[0].find_element(By.TAG_NAME, "td").text) == str(best["id"]),
           f"sorting by Best puts trial {best['id']} first")
-    # Brushing: a drag along the x axis selects a band and dims the lines outside it.
+    # Brushing: a drag along the x axis, from its top (the largest x) to its middle, selects the
+    # upper half of its range: the line of the largest x is kept, that of the smallest dimmed.
     strip = driver.find_element(By.CSS_SELECTOR, 'svg[aria-label="parallel coordinates"] rect[data-axis="x"]')
-    ActionChains(driver).move_to_element_with_offset(strip, 0, -40).click_and_hold().move_by_offset(0, 60) \
-        .release().perform()
+    half = strip.size["height"] / 2
+    ActionChains(driver).move_to_element_with_offset(strip, 0, -half + 2).click_and_hold() \
+        .move_by_offset(0, half - 2).release().perform()
     until(lambda: "selected by brushing" in driver.find_element(By.XPATH, "//section[h2='Parallel coordinates']").text,
           "the brushed selection")
     dim = len(driver.find_elements(By.CSS_SELECTOR, 'svg[aria-label="parallel coordinates"] path.pc-line.dim'))

@@ -86,7 +86,7 @@ def random_search(name, trials, length, sleep, concurrent=2):
             "searcher": {"name": "random", "metric": "loss", "smaller_is_better": True,
                          "max_trials": trials, "max_length": {"batches": length},
                          "max_concurrent_trials": concurrent},
-            "max_restarts": 0}
+            "reproducibility": {"experiment_seed": 7}, "max_restarts": 0}
 
 
 class Server:

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "hpsearch/config/config.hpp"
@@ -46,8 +48,14 @@ std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// With its charset: cpp-httplib (Debian's, built with Brotli) compresses an answer whose type is
+// exactly "application/json", or text/*, with Brotli at its highest quality when the browser
+// accepts it: about a second for the 170 kB charts answer of a 10,000-trial experiment, all
+// loss on a loopback connection (measured: 1.14 s against 0.017 s; docs/ui.md).
+constexpr const char* kJson = "application/json; charset=utf-8";
+
 Response json_response(const json& j, int status = 200) {
-  return {status, "application/json", dump(j)};
+  return {status, kJson, dump(j)};
 }
 
 json metric_json(double value) {
@@ -393,57 +401,58 @@ Response list_trials(Api::State& state, std::uint64_t id, const Request& request
     descending = found->second == "ORDER_BY_DESC";
   }
   const std::vector<TrialView>& trials = view.trials();
+  // Each trial's key is taken once (not per comparison): group first (a missing or NaN value
+  // sorts last either way), then the number or the text, ties by trial number, so the order is
+  // total and stable across pages. Metrics sort better first ascending.
+  struct SortKey {
+    int group = 0;
+    double number = 0;
+    std::string text;
+  };
+  std::vector<SortKey> keys(trials.size());
+  const auto metric_key = [&](double value) {
+    if (std::isnan(value)) return SortKey{1, 0, {}};
+    return SortKey{0, view.smaller_is_better() ? value : -value, {}};
+  };
+  const std::string hp = sort_by.rfind("hp.", 0) == 0 ? sort_by.substr(3) : std::string();
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const TrialView& t = trials[i];
+    SortKey& key = keys[i];
+    if (sort_by == "id") {
+      key.number = static_cast<double>(t.index);
+    } else if (sort_by == "best") {
+      key = metric_key(best_metric(t));
+    } else if (sort_by == "latest") {
+      key = metric_key(latest_metric(t));
+    } else if (sort_by == "state") {
+      key.text = t.state;
+    } else if (sort_by == "length") {
+      key.number = t.validations.empty() ? 0.0 : static_cast<double>(t.validations.back().length);
+    } else if (sort_by == "restarts") {
+      key.number = static_cast<double>(t.restarts);
+    } else if (!hp.empty()) {
+      const auto found = t.hparams.find(hp);
+      if (found == t.hparams.end())
+        key.group = 2;
+      else if (found->is_number())
+        key.number = found->get<double>();
+      else
+        key = SortKey{1, 0, found->dump()};
+    } else {
+      throw HttpError{400, "query parameter sortBy='" + sort_by +
+                               "': expected id, state, best, latest, length, restarts or hp.NAME"};
+    }
+  }
   std::vector<std::uint32_t> order(trials.size());
   std::iota(order.begin(), order.end(), 0u);
-  // Metrics sort better first ascending (NaN, no validation, last either way); the rest by
-  // value; ties by trial number, so the order is total and stable across pages.
-  const auto by_metric = [&](double (*metric)(const TrialView&)) {
-    return [&, metric](std::uint32_t a, std::uint32_t b) {
-      const double x = metric(trials[a]);
-      const double y = metric(trials[b]);
-      if (std::isnan(x) != std::isnan(y)) return std::isnan(y);
-      if (!std::isnan(x) && x != y) return view.better(x, y) != descending;
-      return a < b;
-    };
-  };
-  const auto by_key = [&](auto key) {
-    return [&, key](std::uint32_t a, std::uint32_t b) {
-      const auto x = key(trials[a]);
-      const auto y = key(trials[b]);
-      if (x != y) return (x < y) != descending;
-      return descending ? a > b : a < b;
-    };
-  };
-  if (sort_by == "id") {
-    if (descending) std::reverse(order.begin(), order.end());
-  } else if (sort_by == "best") {
-    std::stable_sort(order.begin(), order.end(), by_metric(best_metric));
-  } else if (sort_by == "latest") {
-    std::stable_sort(order.begin(), order.end(), by_metric(latest_metric));
-  } else if (sort_by == "state") {
-    std::stable_sort(order.begin(), order.end(),
-                     by_key([](const TrialView& t) { return t.state; }));
-  } else if (sort_by == "length") {
-    std::stable_sort(order.begin(), order.end(), by_key([](const TrialView& t) {
-                       return t.validations.empty() ? 0 : t.validations.back().length;
-                     }));
-  } else if (sort_by == "restarts") {
-    std::stable_sort(order.begin(), order.end(),
-                     by_key([](const TrialView& t) { return t.restarts; }));
-  } else if (sort_by.rfind("hp.", 0) == 0) {
-    const std::string name = sort_by.substr(3);
-    // Numbers before anything else, numbers by value, the rest by their JSON text.
-    std::stable_sort(order.begin(), order.end(), by_key([&name](const TrialView& t) {
-                       const auto found = t.hparams.find(name);
-                       if (found == t.hparams.end()) return std::make_tuple(2, 0.0, std::string());
-                       if (found->is_number())
-                         return std::make_tuple(0, found->get<double>(), std::string());
-                       return std::make_tuple(1, 0.0, found->dump());
-                     }));
-  } else {
-    throw HttpError{400, "query parameter sortBy='" + sort_by +
-                             "': expected id, state, best, latest, length, restarts or hp.NAME"};
-  }
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const SortKey& x = keys[a];
+    const SortKey& y = keys[b];
+    if (x.group != y.group) return x.group < y.group;
+    if (x.number != y.number) return (x.number < y.number) != descending;
+    if (x.text != y.text) return (x.text < y.text) != descending;
+    return a < b;
+  });
   json page = json::array();
   for (std::uint64_t i = offset; i < order.size() && i < offset + limit; ++i)
     page.push_back(trial_json(entry, trials[order[i]], state.store != nullptr));

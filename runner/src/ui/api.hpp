@@ -26,7 +26,7 @@ struct Request {
 
 struct Response {
   int status = 200;
-  std::string content_type = "application/json";
+  std::string content_type = "application/json; charset=utf-8";
   std::string body;
 };
 

@@ -16,6 +16,8 @@ using nlohmann::json;
 
 namespace {
 
+constexpr std::size_t kMaxCategories = 10;
+
 json metric_json(double value) {
   return std::isfinite(value) ? json(value) : metric_to_json(value);
 }
@@ -184,15 +186,25 @@ json chart_data(const ExperimentView& view, const std::function<json(const Trial
       else
         category.push_back(found->dump());
     }
+    // A number that takes few values (a grid's, a small int range) is a category: a rank
+    // correlation misses a metric that is best in the middle, eta does not. Few: at most 10,
+    // and at least two trials each on average (else each group is one trial and eta is 1).
+    if (is_number) {
+      const std::set<double> distinct(x.begin(), x.end());
+      if (distinct.size() <= std::min<std::size_t>(kMaxCategories, x.size() / 2)) {
+        for (const double v : x) category.push_back(json(v).dump());
+      }
+    }
     const double value =
-        is_number ? std::abs(spearman(x, y)) : correlation_ratio(category, ranks(y));
+        category.empty() ? std::abs(spearman(x, y)) : correlation_ratio(category, ranks(y));
     importance.push_back({{"name", name}, {"importance", value}});
   }
   out["importance"] = {
       {"method",
        "rank correlation with the trial's best searcher metric over every validated trial: "
        "|Spearman's rho| for a numeric hyperparameter, the correlation ratio eta of the metric's "
-       "ranks for a categorical one (0: no monotone relation, 1: the metric's order follows it)"},
+       "ranks for a categorical one or a number taking at most 10 values (at least 2 trials "
+       "each): 0 no relation, 1 the metric's order follows it"},
       {"trials", ranked.size()},
       {"values", std::move(importance)}};
 
