@@ -190,7 +190,7 @@
       const rungs = c.rungs.length > 1 ? c.rungs.map((r) => r.length) : [];
       const ranked = c.curves;
       Charts.lines(charts.curves, { label: 'learning curves', xLabel: 'length trained', yLabel: metric, markers: rungs,
-        series: ranked.map((t, i) => ({ name: `trial ${t.id ?? t.trial}: best ${fmt(Math.min(...t.points.map((p) => p[1])))}`,
+        series: ranked.map((t, i) => ({ name: `trial ${t.id ?? t.trial}: best ${fmt((lower ? Math.min : Math.max)(...t.points.map((p) => p[1])))}`,
           points: t.points, href: trialHref(t.id),
           color: Charts.metricColor(i, 0, Math.max(1, ranked.length - 1), true) })).reverse() });
       notes.curves.textContent = `${ranked.length} of ${c.validatedTrials} validated trials (the best) · dashed: the lengths validated at (rungs)`;

@@ -148,8 +148,9 @@ try:
 
     # ---- the token: refused POSTs change nothing -----------------------------------------------------
     running = store.create(random_search("ui-live", 6, 400, 0.05), detach=True)
-    wait_for(lambda: server.get(f"/api/v1/experiments/{running}")["experiment"]["state"] == "STATE_ACTIVE",
-             "the detached experiment to be ACTIVE")
+    # ACTIVE with a trial created: its run is recorded (run.json), so a pause can be activated.
+    wait_for(lambda: (lambda e: e["state"] == "STATE_ACTIVE" and e["numTrials"] > 0)(
+        server.get(f"/api/v1/experiments/{running}")["experiment"]), "the detached experiment's first trial")
     for id in (done_id, running):
         before = tree_digest(store.experiment_dir(id)) if id == done_id else None
         for action in ("pause", "activate", "kill"):

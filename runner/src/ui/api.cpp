@@ -597,6 +597,9 @@ std::pair<int, std::string> run_program(const fs::path& program, const fs::path&
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  // Nothing else of the server's: the activated runner outlives it and must not hold its
+  // listening socket (the port would stay taken) or its connections.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   std::vector<std::string> strings{program.string()};
   strings.insert(strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
