@@ -80,107 +80,114 @@ double correlation_ratio(const std::vector<std::string>& category, const std::ve
   return std::sqrt(between / total);
 }
 
-json chart_data(const ExperimentView& view, const std::function<json(const TrialView&)>& id_of) {
-  const std::vector<TrialView>& trials = view.trials();
-  json out;
-  out["smallerIsBetter"] = view.smaller_is_better();
-  out["totalTrials"] = trials.size();
+namespace {
 
-  json best = json::array();
-  for (const BestPoint& p : view.best_so_far())
-    best.push_back({p.at, metric_json(p.metric), id_of(trials[p.trial - 1])});
-  out["bestSoFar"] = std::move(best);
+using IdOf = std::function<json(const TrialView&)>;
 
-  json rungs = json::array();
-  for (const auto& [length, count] : view.trials_at_length())
-    rungs.push_back({{"length", length}, {"validations", count}});
-  out["rungs"] = std::move(rungs);
-
-  // The trials with a finite best validation, best first (ties by trial number).
-  std::vector<std::uint32_t> ranked;
-  for (const TrialView& t : trials)
-    if (t.best && std::isfinite(t.validations[*t.best].metric)) ranked.push_back(t.index - 1);
-  const auto best_of = [&](std::uint32_t i) {
-    return trials[i].validations[*trials[i].best].metric;
-  };
-  std::stable_sort(ranked.begin(), ranked.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return view.better(best_of(a), best_of(b));
-  });
-  out["validatedTrials"] = ranked.size();
-
-  // Hyperparameters: their names (top level), numeric if every value is a number; one that
-  // never varies (a const) is left out: it explains nothing and would be a flat axis.
+/// What the charts below share: the trials with a finite best validation, best first (ties by
+/// trial number), and the hyperparameters that vary (numeric: every value a number).
+struct Ranking {
+  const ExperimentView& view;
+  const IdOf& id_of;
+  std::vector<std::uint32_t> ranked;  // indices into view.trials()
   std::map<std::string, bool> numeric;
+
+  [[nodiscard]] double best_of(std::uint32_t i) const {
+    const TrialView& t = view.trials()[i];
+    return t.validations[*t.best].metric;
+  }
+};
+
+Ranking rank_trials(const ExperimentView& view, const IdOf& id_of) {
+  Ranking r{view, id_of, {}, {}};
+  const std::vector<TrialView>& trials = view.trials();
+  for (const TrialView& t : trials)
+    if (t.best && std::isfinite(t.validations[*t.best].metric)) r.ranked.push_back(t.index - 1);
+  std::stable_sort(r.ranked.begin(), r.ranked.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return view.better(r.best_of(a), r.best_of(b));
+  });
+  // Top-level names; one that never varies (a const) is left out: it explains nothing and
+  // would be a flat axis.
   std::map<std::string, json> first_value;
   std::set<std::string> varies;
   for (const TrialView& t : trials) {
     if (!t.hparams.is_object()) continue;
     for (const auto& [name, value] : t.hparams.items()) {
-      const auto [it, added] = numeric.emplace(name, value.is_number());
+      const auto [it, added] = r.numeric.emplace(name, value.is_number());
       if (!added) it->second = it->second && value.is_number();
       const auto [first, new_name] = first_value.emplace(name, value);
       if (!new_name && first->second != value) varies.insert(name);
     }
   }
-  std::erase_if(numeric, [&](const auto& entry) { return !varies.contains(entry.first); });
+  std::erase_if(r.numeric, [&](const auto& entry) { return !varies.contains(entry.first); });
+  return r;
+}
 
-  // Learning curves: the best trials'.
+json best_so_far_json(const Ranking& r) {
+  json best = json::array();
+  for (const BestPoint& p : r.view.best_so_far())
+    best.push_back({p.at, metric_json(p.metric), r.id_of(r.view.trials()[p.trial - 1])});
+  return best;
+}
+
+/// The best trials' learning curves.
+json curves_json(const Ranking& r) {
   json curves = json::array();
-  for (std::size_t i = 0; i < ranked.size() && i < kMaxCurves; ++i) {
-    const TrialView& t = trials[ranked[i]];
+  for (std::size_t i = 0; i < r.ranked.size() && i < kMaxCurves; ++i) {
+    const TrialView& t = r.view.trials()[r.ranked[i]];
     json points = json::array();
     for (const ValidationPoint& v : t.validations)
       points.push_back({v.length, metric_json(v.metric)});
-    curves.push_back({{"id", id_of(t)}, {"trial", t.index}, {"points", std::move(points)}});
+    curves.push_back({{"id", r.id_of(t)}, {"trial", t.index}, {"points", std::move(points)}});
   }
-  out["curves"] = std::move(curves);
+  return curves;
+}
 
-  // The sample for parallel coordinates and scatter plots: every validated trial, or the best
-  // quarter of the budget and an even stride over the rest (deterministic).
+/// The sample for parallel coordinates and scatter plots: every validated trial, or the best
+/// quarter of the budget and an even stride over the rest (deterministic).
+json points_json(const Ranking& r) {
   std::vector<std::uint32_t> shown;
-  if (ranked.size() <= kMaxChartTrials) {
-    shown = ranked;
+  if (r.ranked.size() <= kMaxChartTrials) {
+    shown = r.ranked;
   } else {
     const std::size_t top = kMaxChartTrials / 4;
-    shown.assign(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top));
-    const std::size_t rest = ranked.size() - top;
+    shown.assign(r.ranked.begin(), r.ranked.begin() + static_cast<std::ptrdiff_t>(top));
+    const std::size_t rest = r.ranked.size() - top;
     const std::size_t want = kMaxChartTrials - top;
-    for (std::size_t k = 0; k < want; ++k) shown.push_back(ranked[top + k * rest / want]);
+    for (std::size_t k = 0; k < want; ++k) shown.push_back(r.ranked[top + k * rest / want]);
   }
   json ids = json::array(), metric = json::array(), length = json::array(), states = json::array();
   json hp = json::object();
-  for (const auto& [name, is_number] : numeric) hp[name] = json::array();
+  for (const auto& [name, is_number] : r.numeric) hp[name] = json::array();
   for (const std::uint32_t i : shown) {
-    const TrialView& t = trials[i];
-    ids.push_back(id_of(t));
-    metric.push_back(best_of(i));
+    const TrialView& t = r.view.trials()[i];
+    ids.push_back(r.id_of(t));
+    metric.push_back(r.best_of(i));
     length.push_back(t.validations.back().length);
     states.push_back(t.state);
-    for (const auto& [name, is_number] : numeric) {
+    for (const auto& [name, is_number] : r.numeric) {
       const auto found = t.hparams.find(name);
       json value = found == t.hparams.end() ? json(nullptr) : *found;
       if (!is_number && !value.is_string() && !value.is_null()) value = value.dump();
       hp[name].push_back(std::move(value));
     }
   }
-  out["points"] = {{"ids", std::move(ids)},       {"metric", std::move(metric)},
-                   {"length", std::move(length)}, {"state", std::move(states)},
-                   {"hp", std::move(hp)},         {"shown", shown.size()}};
+  return {{"ids", std::move(ids)},       {"metric", std::move(metric)},
+          {"length", std::move(length)}, {"state", std::move(states)},
+          {"hp", std::move(hp)},         {"shown", shown.size()}};
+}
 
-  json kinds = json::array();
-  for (const auto& [name, is_number] : numeric)
-    kinds.push_back({{"name", name}, {"type", is_number ? "numeric" : "categorical"}});
-  out["hparams"] = std::move(kinds);
-
-  // Importance: over every validated trial, not the sample.
+/// Importance: over every validated trial, not the sample.
+json importance_json(const Ranking& r) {
   json importance = json::array();
-  for (const auto& [name, is_number] : numeric) {
+  for (const auto& [name, is_number] : r.numeric) {
     std::vector<double> x, y;
     std::vector<std::string> category;
-    for (const std::uint32_t i : ranked) {
-      const auto found = trials[i].hparams.find(name);
-      if (found == trials[i].hparams.end()) continue;
-      y.push_back(best_of(i));
+    for (const std::uint32_t i : r.ranked) {
+      const TrialView& t = r.view.trials()[i];
+      const auto found = t.hparams.find(name);
+      if (found == t.hparams.end()) continue;
+      y.push_back(r.best_of(i));
       if (is_number)
         x.push_back(found->get<double>());
       else
@@ -199,20 +206,21 @@ json chart_data(const ExperimentView& view, const std::function<json(const Trial
         category.empty() ? std::abs(spearman(x, y)) : correlation_ratio(category, ranks(y));
     importance.push_back({{"name", name}, {"importance", value}});
   }
-  out["importance"] = {
-      {"method",
-       "rank correlation with the trial's best searcher metric over every validated trial: "
-       "|Spearman's rho| for a numeric hyperparameter, the correlation ratio eta of the metric's "
-       "ranks for a categorical one or a number taking at most 10 values (at least 2 trials "
-       "each): 0 no relation, 1 the metric's order follows it"},
-      {"trials", ranked.size()},
-      {"values", std::move(importance)}};
+  return {{"method",
+           "rank correlation with the trial's best searcher metric over every validated trial: "
+           "|Spearman's rho| for a numeric hyperparameter, the correlation ratio eta of the "
+           "metric's ranks for a categorical one or a number taking at most 10 values (at least "
+           "2 trials each): 0 no relation, 1 the metric's order follows it"},
+          {"trials", r.ranked.size()},
+          {"values", std::move(importance)}};
+}
 
-  // Timeline: each trial from its creation to its close (or now), packed into lanes (the
-  // first lane free at its start), so the lanes show how many trials were under way at once.
+/// Each trial from its creation to its close (or now), packed into lanes (the first lane free
+/// at its start), so the lanes show how many trials were under way at once.
+json timeline_json(const Ranking& r) {
+  const std::vector<TrialView>& trials = r.view.trials();
   std::priority_queue<std::pair<double, std::uint32_t>,
-                      std::vector<std::pair<double, std::uint32_t>>,
-                      std::greater<>>
+                      std::vector<std::pair<double, std::uint32_t>>, std::greater<>>
       busy;  // (end, lane)
   std::set<std::uint32_t> free_lanes;
   std::uint32_t lanes = 0;
@@ -230,22 +238,43 @@ json chart_data(const ExperimentView& view, const std::function<json(const Trial
       ++lanes;
     }
     lane[t.index - 1] = l;
-    busy.emplace(t.ended_at.value_or(view.last_at()), l);
+    busy.emplace(t.ended_at.value_or(r.view.last_at()), l);
   }
   json spans = json::array();
   const std::size_t stride =
       std::max<std::size_t>(1, (trials.size() + kMaxChartTrials - 1) / kMaxChartTrials);
   for (std::size_t i = 0; i < trials.size(); i += stride) {
     const TrialView& t = trials[i];
-    spans.push_back({{"id", id_of(t)},
+    spans.push_back({{"id", r.id_of(t)},
                      {"start", t.created_at},
-                     {"end", t.ended_at.value_or(view.last_at())},
+                     {"end", t.ended_at.value_or(r.view.last_at())},
                      {"lane", lane[i]},
                      {"state", t.state}});
   }
-  out["timeline"] = {
-      {"lanes", lanes}, {"spans", std::move(spans)}, {"stride", stride}, {"now", view.last_at()}};
-  return out;
+  return {
+      {"lanes", lanes}, {"spans", std::move(spans)}, {"stride", stride}, {"now", r.view.last_at()}};
+}
+
+}  // namespace
+
+json chart_data(const ExperimentView& view, const IdOf& id_of) {
+  const Ranking r = rank_trials(view, id_of);
+  json rungs = json::array();
+  for (const auto& [length, count] : view.trials_at_length())
+    rungs.push_back({{"length", length}, {"validations", count}});
+  json kinds = json::array();
+  for (const auto& [name, is_number] : r.numeric)
+    kinds.push_back({{"name", name}, {"type", is_number ? "numeric" : "categorical"}});
+  return {{"smallerIsBetter", view.smaller_is_better()},
+          {"totalTrials", view.trials().size()},
+          {"validatedTrials", r.ranked.size()},
+          {"bestSoFar", best_so_far_json(r)},
+          {"rungs", std::move(rungs)},
+          {"curves", curves_json(r)},
+          {"points", points_json(r)},
+          {"hparams", std::move(kinds)},
+          {"importance", importance_json(r)},
+          {"timeline", timeline_json(r)}};
 }
 
 }  // namespace hpsearch::ui
