@@ -54,12 +54,13 @@ def settled(fn):
 
 try:
     # An adaptive ASHA search over x, finished (its losses (x-3)^2 + 10/steps), and a random
-    # search left running: a new trial every ~1 s of training, 12 in all.
+    # search left running: a new trial every ~1 s of training, 40 in all (it must outlast the
+    # browser's start on an idle machine: the test ends it).
     done = random_search("ui-asha", 12, 9, 0.0, concurrent=3)
     done["searcher"] = {"name": "adaptive_asha", "metric": "loss", "smaller_is_better": True,
                         "max_trials": 12, "max_length": {"batches": 9}, "max_concurrent_trials": 3, "mode": "standard"}
     done_id = store.create(done)
-    running_id = store.create(random_search("ui-running", 12, 10, 0.1), detach=True)
+    running_id = store.create(random_search("ui-running", 40, 10, 0.1), detach=True)
     server = Server(searcher_run, store.env)
 
     options = webdriver.ChromeOptions()
