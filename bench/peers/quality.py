@@ -86,6 +86,9 @@ METHODS = list(HPSEARCH_METHODS) + list(OPTUNA_METHODS)
 EXTRA_METHODS = {
     "hpsearch TPE + adaptive_asha conservative": ("adaptive_asha_conservative", "tpe"),
     "hpsearch GP + adaptive_asha conservative": ("adaptive_asha_conservative", "gp"),
+    # `sampler: auto` (issue 26): GP, then TPE once results repeat (docs/samplers.md).
+    "hpsearch auto + async_halving": ("async_halving", "auto"),
+    "hpsearch auto + adaptive_asha": ("adaptive_asha", "auto"),
 }
 HPSEARCH_METHODS.update(EXTRA_METHODS)
 ALL_METHODS = METHODS + list(EXTRA_METHODS)

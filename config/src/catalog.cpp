@@ -7,11 +7,14 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "hpsearch/methods/adaptive_asha.hpp"
 #include "hpsearch/methods/asha.hpp"
 #include "hpsearch/searcher/assert.hpp"
+#include "hpsearch/searcher/space_encoding.hpp"
 #include "parsers.hpp"
 
 namespace hpsearch {
@@ -404,6 +407,25 @@ const std::vector<MethodRow>& method_rows() {
   return rows;
 }
 
+// `sampler: auto`'s rule, for a space and the search's budget in trials (unknown: nullopt).
+SamplerChoice choose_for(const HyperparameterSpace& space, std::optional<std::uint64_t> budget) {
+  const SpaceEncoding encoding(space);
+  const std::size_t inputs = encoding.size();
+  if (inputs == 0) {
+    return {RandomSamplerConfig{}, "no hyperparameter varies, so there is nothing to model"};
+  }
+  // The models propose once dimensions + 2 trials have reported (ModelOptions).
+  const std::uint64_t first_modelled = inputs + 2;
+  if (budget && *budget <= first_modelled) {
+    return {RandomSamplerConfig{}, "max_trials " + std::to_string(*budget) +
+                                       " ends before a model's first proposal (after " +
+                                       std::to_string(first_modelled) + " trials have reported)"};
+  }
+  return {AutoSamplerConfig{},
+          "GP while results vary smoothly, TPE once a result repeats another's (a table or a "
+          "coarse discrete space)"};
+}
+
 const std::vector<SamplerRow>& sampler_rows() {
   static const std::vector<SamplerRow> rows{
       {{"random", "independent draws, Determined's (the default)", {}, {"random"}},
@@ -450,6 +472,17 @@ const std::vector<SamplerRow>& sampler_rows() {
        },
        [](const SamplerConfig& c, const HyperparameterSpace& space) {
          return AnySampler(GpSampler(space, std::get<GpConfig>(c)));
+       }},
+      {{"auto",
+        "random, TPE or GP (default options), chosen by the space and the budget",
+        {},
+        {"random", "auto"}},
+       [](const OptionParser&) -> SamplerConfig { return AutoSamplerConfig{}; },
+       [](const SamplerConfig&, const HyperparameterSpace& space) {
+         // Without the method the budget is unknown: the space alone decides.
+         if (std::holds_alternative<RandomSamplerConfig>(choose_for(space, std::nullopt).sampler))
+           return AnySampler(RandomSampler(space));
+         return AnySampler(AutoSampler(space));
        }},
   };
   return rows;
@@ -640,9 +673,27 @@ AnyMethod make_method(const MethodConfig& config, std::optional<std::uint64_t> c
   return config_detail::method_rows()[config.index()].make(config, capacity);
 }
 
+SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& method,
+                             const HyperparameterSpace& space) {
+  if (!std::holds_alternative<AutoSamplerConfig>(sampler)) return {sampler, ""};
+  const std::optional<std::uint64_t> budget = std::visit(
+      [](const auto& m) -> std::optional<std::uint64_t> {
+        if constexpr (requires { m.max_trials; }) {
+          return m.max_trials;
+        } else if constexpr (std::is_same_v<std::decay_t<decltype(m)>, SingleConfig>) {
+          return 1;
+        } else {
+          return std::nullopt;
+        }
+      },
+      method);
+  return config_detail::choose_for(space, budget);
+}
+
 Searcher make_searcher(const SearcherSettings& settings, HyperparameterSpace space,
                        std::uint32_t seed) {
-  AnySampler sampler = make_sampler(settings.sampler, space);
+  AnySampler sampler =
+      make_sampler(choose_sampler(settings.sampler, settings.method, space).sampler, space);
   AnyMethod method = make_method(settings.method, sampler.capacity());
   return Searcher(std::move(method), std::move(sampler), seed, settings.smaller_is_better);
 }

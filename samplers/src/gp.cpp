@@ -170,7 +170,8 @@ GpSampler::GpSampler(const HyperparameterSpace& space, const GpConfig& config)
       encoding_(space),
       model_dims_(with_fidelity(encoding_)),
       config_(config),
-      store_(encoding_.size(), config.model.max_observations),
+      store_(encoding_.size(), config.model.max_observations,
+             sampler_detail::categorical_mask(encoding_)),
       cache_(std::make_unique<GpCache>()) {}
 
 GpSampler::GpSampler(const GpSampler& other)
@@ -297,7 +298,8 @@ std::vector<double> first_candidates(const SpaceEncoding& encoding, RngBits& bit
 // centre when it scores higher. The winner's row (e values).
 std::vector<double> refine(const Posterior& posterior, const SpaceEncoding& encoding, RngBits& bits,
                            const std::vector<double>& candidates, const std::vector<double>& scores,
-                           double best) {
+                           double best, const ObservationStore& store,
+                           const std::vector<double>& known) {
   const std::size_t e = encoding.size() + 1;
   const std::size_t d = e - 1;
   std::vector<std::size_t> order(scores.size());
@@ -326,7 +328,9 @@ std::vector<double> refine(const Posterior& posterior, const SpaceEncoding& enco
     for (std::size_t c = 0; c < centres; ++c) {
       for (std::size_t m = 0; m < kRefineMoves; ++m) {
         const std::size_t at = c * kRefineMoves + m;
-        if (move_scores[at] > centre_score[c]) {
+        if (move_scores[at] > centre_score[c] &&
+            !sampler_detail::already_known(store, std::span<const double>(moves.data() + at * e, d),
+                                           known)) {
           centre_score[c] = move_scores[at];
           std::copy_n(moves.data() + at * e, e, centre.data() + c * e);
         }
@@ -436,6 +440,10 @@ std::vector<double> GpSampler::factor_with_fantasies(const Kernel& kernel, GpDat
 // One proposal from the model: the data, the kernel (refitted when the data grew enough), the
 // factor with the fantasies, then expected improvement maximised over candidates at the
 // longest length and refined around the best of them.
+void GpSampler::record(std::uint32_t trial, const nlohmann::json& hparams) {
+  sampler_detail::record_trial(encoding_, store_, trial, hparams);
+}
+
 bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   RngBits bits(rng);
   const std::size_t d = encoding_.size();
@@ -453,9 +461,23 @@ bool GpSampler::model_point(Rng& rng, std::vector<double>& point) {
   const std::vector<double> candidates = first_candidates(encoding_, bits, random, m, top);
   std::vector<double> scores;
   posterior.log_ei(candidates, e, best, scores);
-  const std::vector<double> winner = refine(posterior, encoding_, bits, candidates, scores, best);
-  point.assign(winner.begin(), winner.begin() + static_cast<std::ptrdiff_t>(d));
+  // Candidates whose result the search most likely has (within the repeat radius of a known
+  // trial) never win; if all are, the proposal is a random one.
+  const std::vector<double> known = sampler_detail::known_points(store_);
+  bool any = known.empty();
+  for (std::size_t c = 0; !known.empty() && c < scores.size(); ++c) {
+    if (sampler_detail::already_known(store_, std::span<const double>(candidates.data() + c * e, d),
+                                      known)) {
+      scores[c] = -std::numeric_limits<double>::infinity();
+    } else {
+      any = true;
+    }
+  }
+  const std::vector<double> winner =
+      refine(posterior, encoding_, bits, candidates, scores, best, store_, known);
   cache_->factor.truncate(m.n());
+  if (!any) return false;
+  point.assign(winner.begin(), winner.begin() + static_cast<std::ptrdiff_t>(d));
   return true;
 }
 

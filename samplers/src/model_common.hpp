@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <vector>
 
 #include "draws.hpp"
@@ -62,6 +63,56 @@ nlohmann::json propose_point(const HyperparameterSpace& space, const SpaceEncodi
   }
   store.add_trial(trial, point, true);
   return encoding.decode(point);
+}
+
+/// Per coordinate of the encoding, 1 if it holds a categorical (ObservationStore's mask).
+inline std::vector<std::uint8_t> categorical_mask(const SpaceEncoding& encoding) {
+  std::vector<std::uint8_t> mask;
+  for (const EncodedDimension& dimension : encoding.dimensions()) {
+    mask.push_back(dimension.kind == EncodedDimension::Kind::kCategorical ? 1 : 0);
+  }
+  return mask;
+}
+
+/// The points a model knows (the trials it is fitted on and those training now), one after
+/// another, for already_known; empty while the store's repeat radius is 0 (nothing to avoid).
+/// Bounded by the store's cap and the trials in flight, whatever the search's size.
+inline std::vector<double> known_points(const ObservationStore& store) {
+  std::vector<double> out;
+  if (store.repeat_radius() <= 0) return out;
+  std::vector<std::uint32_t> trials;
+  std::vector<std::uint32_t> pending;
+  store.model_trials(trials);
+  store.pending(pending);
+  trials.insert(trials.end(), pending.begin(), pending.end());
+  out.reserve(trials.size() * store.dimensions());
+  for (const std::uint32_t t : trials) {
+    const std::span<const double> p = store.point(t);
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
+/// Whether `candidate` lies within the store's repeat radius of one of `known` (known_points):
+/// a configuration whose result the search most likely has already, by what repeats taught
+/// it. Never true while the radius is 0.
+inline bool already_known(const ObservationStore& store, std::span<const double> candidate,
+                          const std::vector<double>& known) {
+  const double radius = store.repeat_radius();
+  if (radius <= 0) return false;
+  const std::size_t d = store.dimensions();
+  for (std::size_t at = 0; at + d <= known.size(); at += d) {
+    if (store.within(candidate, std::span<const double>(known.data() + at, d), radius)) return true;
+  }
+  return false;
+}
+
+/// A trial another sampler proposed, recorded as a random proposal.
+inline void record_trial(const SpaceEncoding& encoding, ObservationStore& store,
+                         std::uint32_t trial, const nlohmann::json& hparams) {
+  std::vector<double> point(encoding.size());
+  encoding.encode(hparams, point);
+  store.add_trial(trial, point, false);
 }
 
 inline nlohmann::json options_json(const ModelOptions& options) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "hpsearch/searcher/assert.hpp"
 #include "hpsearch/searcher/errors.hpp"
@@ -12,8 +14,51 @@
 
 namespace hpsearch {
 
-ObservationStore::ObservationStore(std::size_t dimensions, std::size_t cap)
-    : dimensions_(dimensions), cap_(std::max<std::size_t>(cap, 2)) {}
+ObservationStore::ObservationStore(std::size_t dimensions, std::size_t cap,
+                                   std::vector<std::uint8_t> categorical)
+    : dimensions_(dimensions),
+      cap_(std::max<std::size_t>(cap, 2)),
+      categorical_(std::move(categorical)) {
+  HPSEARCH_ASSERT(categorical_.empty() || categorical_.size() == dimensions_,
+                  "sampler: categorical mask of the wrong dimension");
+}
+
+double ObservationStore::distance(std::span<const double> a, std::span<const double> b) const {
+  double sum = 0;
+  for (std::size_t i = 0; i < dimensions_; ++i) {
+    if (!categorical_.empty() && categorical_[i] != 0) {
+      if (a[i] != b[i]) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    sum += (a[i] - b[i]) * (a[i] - b[i]);
+  }
+  return std::sqrt(sum);
+}
+
+bool ObservationStore::within(std::span<const double> a, std::span<const double> b,
+                              double radius) const {
+  return distance(a, b) <= radius;
+}
+
+void ObservationStore::add_repeat_distance(double d) {
+  if (lower_.empty() || d <= *lower_.rbegin()) {
+    lower_.insert(d);
+  } else {
+    upper_.insert(d);
+  }
+  if (lower_.size() > upper_.size() + 1) {
+    upper_.insert(*lower_.rbegin());
+    lower_.erase(std::prev(lower_.end()));
+  } else if (upper_.size() > lower_.size()) {
+    lower_.insert(*upper_.begin());
+    upper_.erase(upper_.begin());
+  }
+}
+
+double ObservationStore::repeat_radius() const {
+  if (lower_.size() + upper_.size() < kMinRepeats) return 0;
+  return *lower_.rbegin();
+}
 
 void ObservationStore::add_trial(std::uint32_t trial, std::span<const double> point,
                                  bool modelled) {
@@ -82,9 +127,15 @@ void ObservationStore::observe(std::uint32_t trial, std::uint64_t length, double
     observed_.push_back(trial);
     if (comparable(trial)) ++comparable_counts_[modelled_[trial]];
     const auto level = levels_.find(length);
-    if (level != levels_.end() && level->second.metrics.contains(value)) {
-      repeated_[trial] = 1;
-      if (comparable(trial) && modelled_[trial] != 0) ++modelled_repeats_;
+    if (level != levels_.end()) {
+      const auto same = level->second.metrics.find(value);
+      const double apart =
+          same == level->second.metrics.end() ? -1 : distance(point(trial), point(same->second));
+      if (apart >= 0 && std::isfinite(apart)) {
+        repeated_[trial] = 1;
+        if (comparable(trial) && modelled_[trial] != 0) ++modelled_repeats_;
+        add_repeat_distance(apart);
+      }
     }
   }
   if (length >= last_length_[trial]) {
@@ -93,7 +144,7 @@ void ObservationStore::observe(std::uint32_t trial, std::uint64_t length, double
   }
   Level& level = levels_[length];
   level.all.push_back(Entry{trial, value, history_.size() - 1});
-  level.metrics.insert(value);
+  level.metrics.emplace(value, trial);  // keeps the first reporter
   insert_best(level, static_cast<std::uint32_t>(level.all.size() - 1));
 }
 
@@ -273,7 +324,7 @@ nlohmann::json ObservationStore::to_json() const {
 }
 
 void ObservationStore::restore(const nlohmann::json& state) {
-  ObservationStore out(dimensions_, cap_);
+  ObservationStore out(dimensions_, cap_, categorical_);
   const nlohmann::json& points = state.at("points");
   if (!points.is_array()) throw ProtocolError("sampler_state.points: expected an array");
   // Which trials a model proposed: before the exploration guard states did not say (none).

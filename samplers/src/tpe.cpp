@@ -25,12 +25,17 @@ TpeSampler::TpeSampler(const HyperparameterSpace& space, const TpeConfig& config
     : space_(space),
       encoding_(space),
       config_(config),
-      store_(encoding_.size(), config.model.max_observations) {}
+      store_(encoding_.size(), config.model.max_observations,
+             sampler_detail::categorical_mask(encoding_)) {}
 
 nlohmann::json TpeSampler::propose(Rng& rng, std::uint32_t trial) {
   return sampler_detail::propose_point(
       space_, encoding_, store_, rng, trial,
       [this](Rng& r, std::vector<double>& point) { return model_point(r, point); });
+}
+
+void TpeSampler::record(std::uint32_t trial, const nlohmann::json& hparams) {
+  sampler_detail::record_trial(encoding_, store_, trial, hparams);
 }
 
 bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
@@ -91,19 +96,25 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
                               config_.prior_weight);
   const ParzenEstimator below(encoding_.dimensions(), points_of(bad), bad.size(),
                               config_.prior_weight);
+  const std::vector<double> known = sampler_detail::known_points(store_);
 
+  // A candidate within the repeat radius of a trial the model knows would most likely repeat
+  // that trial's result: skipped. If every candidate is, the proposal is a random one.
   std::vector<double> candidate(d);
   double best_score = -std::numeric_limits<double>::infinity();
+  bool found = false;
   for (std::uint64_t i = 0; i < std::max<std::uint64_t>(config_.model.candidates, 1); ++i) {
     above.sample(bits, candidate);
     encoding_.snap(candidate);
+    if (sampler_detail::already_known(store_, candidate, known)) continue;
     const double score = above.log_density(candidate) - below.log_density(candidate);
-    if (score > best_score || i == 0) {
+    if (score > best_score || !found) {
       best_score = score;
       point = candidate;
+      found = true;
     }
   }
-  return true;
+  return found;
 }
 
 nlohmann::json TpeSampler::state() const {

@@ -40,7 +40,7 @@ TEST_CASE("catalog: rows are in the order of the config variants") {
   const auto samplers = names_by_alternative<SamplerConfig>(
       sampler_name, std::make_index_sequence<std::variant_size_v<SamplerConfig>>());
   REQUIRE(samplers.size() == catalog_samplers().size());
-  CHECK(samplers == std::vector<std::string>{"random", "grid", "tpe", "gp"});
+  CHECK(samplers == std::vector<std::string>{"random", "grid", "tpe", "gp", "auto"});
   for (std::size_t i = 0; i < catalog_methods().size(); ++i) {
     CHECK(catalog_methods()[i].name == methods[i]);
   }
@@ -50,7 +50,7 @@ TEST_CASE("catalog: rows are in the order of the config variants") {
 }
 
 TEST_CASE("catalog: snapshots carry the types the catalog lists") {
-  for (const char* name : {"random", "grid", "tpe", "gp"}) {
+  for (const char* name : {"random", "grid", "tpe", "gp", "auto"}) {
     INFO(name);
     const std::string yaml =
         "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1, count: 2}\nsearcher:\n"
@@ -114,11 +114,11 @@ TEST_CASE("sampler: defaults, a bare name and a map with options") {
 TEST_CASE("sampler: errors name the field, the value and what was expected") {
   CHECK_THROWS_WITH_AS((void)parse(asha_with("  sampler: bayes\n")),
                        "exp.yaml:10:12: searcher.sampler: must be one of 'random', 'grid', 'tpe', "
-                       "'gp', got 'bayes'",
+                       "'gp', 'auto', got 'bayes'",
                        ConfigError);
   CHECK_THROWS_WITH_AS((void)parse(asha_with("  sampler: {gamma: 0.2}\n")),
                        "exp.yaml:10:12: searcher.sampler.name: missing required field (one of "
-                       "'random', 'grid', 'tpe', 'gp')",
+                       "'random', 'grid', 'tpe', 'gp', 'auto')",
                        ConfigError);
   CHECK_THROWS_WITH_AS((void)parse(asha_with("  sampler: {name: tpe, gamma: 1}\n")),
                        "exp.yaml:10:31: searcher.sampler.gamma: must be a number in (0, 1), got 1",

@@ -40,6 +40,7 @@ const std::map<std::string, std::string>& sampler_yaml() {
       {"grid", "{name: grid}"},
       {"tpe", "{name: tpe, min_observations: 3, candidates: 8}"},
       {"gp", "{name: gp, min_observations: 3, candidates: 16, fit_observations: 12}"},
+      {"auto", "auto"},  // no options: the models' defaults (they start after 6 reports here)
   };
   return yaml;
 }
@@ -109,8 +110,8 @@ TEST_CASE("conformance: every method and sampler of the catalog has a configurat
   for (const CatalogEntry& sampler : catalog_samplers()) {
     CHECK_MESSAGE(sampler_yaml().contains(std::string(sampler.name)), sampler.name);
   }
-  // 4 samplers under 4 methods, the grid method with the grid sampler only, two directions.
-  CHECK(pairings().size() == 2 * (4 * 4 + 1));
+  // 5 samplers under 4 methods, the grid method with the grid sampler only, two directions.
+  CHECK(pairings().size() == 2 * (4 * 5 + 1));
 }
 
 TEST_CASE("conformance: the catalog's names are the configs' (method_name, sampler_name)") {

@@ -47,6 +47,18 @@ struct CatalogEntry {
 /// The searcher every program uses: one method, one sampler.
 using Searcher = BasicSearcher<AnyMethod, AnySampler>;
 
+/// What `sampler: auto` becomes for a method and a space, and why (a sentence for people).
+struct SamplerChoice {
+  SamplerConfig sampler;
+  std::string reason;
+};
+/// `sampler: auto`'s rule (docs/samplers.md, "sampler: auto"): random where a model could not
+/// act (no hyperparameter varies, or max_trials ends before a model's first proposal), else
+/// the `auto` sampler itself (AutoSampler: GP, then TPE once results repeat). Any other
+/// sampler is returned as it is, with an empty reason. Deterministic: a function of the config.
+[[nodiscard]] SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& method,
+                                           const HyperparameterSpace& space);
+
 /// The sampler a config describes over a space. Throws std::length_error for a grid too large
 /// to count (load_config refuses such configs first).
 [[nodiscard]] AnySampler make_sampler(const SamplerConfig& config,

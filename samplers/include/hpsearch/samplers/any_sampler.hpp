@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "hpsearch/samplers/auto_sampler.hpp"
 #include "hpsearch/samplers/gp.hpp"
 #include "hpsearch/samplers/random_sampler.hpp"
 #include "hpsearch/samplers/tpe.hpp"
@@ -19,7 +20,7 @@ namespace hpsearch {
 /// One of the built-in samplers; every call dispatches with std::visit.
 class AnySampler {
  public:
-  using Variant = std::variant<RandomSampler, GridSampler, TpeSampler, GpSampler>;
+  using Variant = std::variant<RandomSampler, GridSampler, TpeSampler, GpSampler, AutoSampler>;
 
   /// Built in place from one sampler (moving a whole variant in makes g++ 12 with
   /// sanitizers warn, falsely, that the grid alternative may be uninitialised).

@@ -50,6 +50,8 @@ class GpSampler {
   ~GpSampler();
 
   [[nodiscard]] nlohmann::json propose(Rng& rng, std::uint32_t trial);
+  /// Records a trial another sampler proposed (`auto`), as a random proposal of its own.
+  void record(std::uint32_t trial, const nlohmann::json& hparams);
   void on_pending(std::uint32_t trial, std::uint64_t length) { store_.on_pending(trial, length); }
   void observe(std::uint32_t trial, std::uint64_t length, double metric) {
     store_.observe(trial, length, metric);

@@ -36,7 +36,10 @@ namespace hpsearch {
 class ObservationStore {
  public:
   ObservationStore() = default;
-  ObservationStore(std::size_t dimensions, std::size_t cap);
+  /// `categorical` marks the coordinates that hold a categorical's cell (empty: none): two
+  /// points that differ there are never the same configuration (see repeat_radius).
+  ObservationStore(std::size_t dimensions, std::size_t cap,
+                   std::vector<std::uint8_t> categorical = {});
 
   [[nodiscard]] std::size_t dimensions() const { return dimensions_; }
   [[nodiscard]] std::size_t cap() const { return cap_; }
@@ -57,6 +60,15 @@ class ObservationStore {
   [[nodiscard]] bool repeated(std::uint32_t trial) const { return repeated_[trial] != 0; }
   /// Comparable model-made trials whose first observation was a repeat.
   [[nodiscard]] std::size_t comparable_modelled_repeats() const { return modelled_repeats_; }
+  /// How close two configurations must be to give the same result, learned from repeats: the
+  /// median distance between a repeat's point and the point of the trial that first reported
+  /// its metric (Euclidean over the non-categorical coordinates; a repeat whose categoricals
+  /// differ is a coincidence of values, not counted). 0 until kMinRepeats repeats were seen,
+  /// and always 0 where no result repeats (continuous objectives). O(1).
+  [[nodiscard]] double repeat_radius() const;
+  /// Whether point `a` lies within `radius` of point `b` in repeat_radius's distance.
+  [[nodiscard]] bool within(std::span<const double> a, std::span<const double> b,
+                            double radius) const;
   [[nodiscard]] std::size_t trials() const { return last_length_.size(); }
   [[nodiscard]] std::span<const double> point(std::uint32_t trial) const;
 
@@ -149,9 +161,9 @@ class ObservationStore {
     friend bool operator==(const Entry&, const Entry&) = default;
   };
   struct Level {
-    std::vector<Entry> all;           // observation order
-    std::vector<std::uint32_t> best;  // indexes into all, best first, at most cap / 2
-    std::set<double> metrics;         // every metric reported here (repeats, O(log n))
+    std::vector<Entry> all;                   // observation order
+    std::vector<std::uint32_t> best;          // indexes into all, best first, at most cap / 2
+    std::map<double, std::uint32_t> metrics;  // each metric reported here: its first trial
     friend bool operator==(const Level&, const Level&) = default;
   };
   struct Observation {
@@ -162,6 +174,10 @@ class ObservationStore {
   };
 
   void insert_best(Level& level, std::uint32_t index) const;
+  [[nodiscard]] double distance(std::span<const double> a, std::span<const double> b) const;
+  void add_repeat_distance(double distance);
+
+  static constexpr std::size_t kMinRepeats = 3;
 
   std::size_t dimensions_ = 0;
   std::size_t cap_ = 2;
@@ -182,6 +198,11 @@ class ObservationStore {
   std::array<std::size_t, 2> comparable_counts_{0, 0};  // observed comparable: random, modelled
   std::vector<std::uint8_t> repeated_;                  // per trial: first observation a repeat
   std::size_t modelled_repeats_ = 0;                    // comparable model-made repeats
+  std::vector<std::uint8_t> categorical_;               // per coordinate: 1 if categorical
+  // Repeat distances split at the median (a running median in O(log n) per repeat): every
+  // value of `lower_` <= every value of `upper_`, and lower_ holds the extra one if odd.
+  std::multiset<double> lower_;
+  std::multiset<double> upper_;
 };
 
 }  // namespace hpsearch

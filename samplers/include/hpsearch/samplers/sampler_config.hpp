@@ -54,6 +54,13 @@ struct GpConfig {
   friend bool operator==(const GpConfig&, const GpConfig&) = default;
 };
 
-using SamplerConfig = std::variant<RandomSamplerConfig, GridSamplerConfig, TpeConfig, GpConfig>;
+/// `auto`: random, TPE or GP with their default options, chosen by the space and the budget
+/// when the searcher is made (config/'s choose_sampler; docs/samplers.md, "sampler: auto").
+struct AutoSamplerConfig {
+  friend bool operator==(const AutoSamplerConfig&, const AutoSamplerConfig&) = default;
+};
+
+using SamplerConfig =
+    std::variant<RandomSamplerConfig, GridSamplerConfig, TpeConfig, GpConfig, AutoSamplerConfig>;
 
 }  // namespace hpsearch

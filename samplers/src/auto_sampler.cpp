@@ -1,0 +1,57 @@
+#include "hpsearch/samplers/auto_sampler.hpp"
+
+#include "hpsearch/searcher/errors.hpp"
+#include "hpsearch/searcher/state_fields.hpp"
+
+namespace hpsearch {
+
+AutoSampler::AutoSampler(const HyperparameterSpace& space)
+    : gp_(space, GpConfig{}), tpe_(space, TpeConfig{}) {}
+
+const char* AutoSampler::model() const {
+  // Both stores saw the same results; TPE's is the one that decides.
+  return tpe_.store().repeat_radius() > 0 ? "tpe" : "gp";
+}
+
+nlohmann::json AutoSampler::propose(Rng& rng, std::uint32_t trial) {
+  if (tpe_.store().repeat_radius() > 0) {
+    nlohmann::json hparams = tpe_.propose(rng, trial);
+    gp_.record(trial, hparams);
+    return hparams;
+  }
+  nlohmann::json hparams = gp_.propose(rng, trial);
+  tpe_.record(trial, hparams);
+  return hparams;
+}
+
+void AutoSampler::on_pending(std::uint32_t trial, std::uint64_t length) {
+  gp_.on_pending(trial, length);
+  tpe_.on_pending(trial, length);
+}
+
+void AutoSampler::observe(std::uint32_t trial, std::uint64_t length, double metric) {
+  gp_.observe(trial, length, metric);
+  tpe_.observe(trial, length, metric);
+}
+
+void AutoSampler::on_finished(std::uint32_t trial) {
+  gp_.on_finished(trial);
+  tpe_.on_finished(trial);
+}
+
+nlohmann::json AutoSampler::state() const {
+  return {{"sampler_type", "auto"}, {"model", model()}, {"gp", gp_.state()}, {"tpe", tpe_.state()}};
+}
+
+void AutoSampler::restore_state(const nlohmann::json& state) {
+  state_fields::expect_type(state, "sampler_state", "sampler_type", "auto", "sampler");
+  AutoSampler fresh = *this;
+  if (!state.contains("gp") || !state.contains("tpe")) {
+    throw ProtocolError("sampler_state: the 'auto' sampler's state needs 'gp' and 'tpe'");
+  }
+  fresh.gp_.restore_state(state.at("gp"));
+  fresh.tpe_.restore_state(state.at("tpe"));
+  *this = std::move(fresh);
+}
+
+}  // namespace hpsearch
