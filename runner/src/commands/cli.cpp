@@ -28,7 +28,8 @@ const std::vector<const Command*>& commands() {
                                                &store::delete_command(),
                                                &store::trial_command(),
                                                &store::checkpoint_command(),
-                                               &store::model_command()};
+                                               &store::model_command(),
+                                               &store::searcher_command()};
   return all;
 }
 

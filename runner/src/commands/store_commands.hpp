@@ -26,6 +26,7 @@ const runner_cli::Command& delete_command();
 const runner_cli::Command& trial_command();
 const runner_cli::Command& checkpoint_command();
 const runner_cli::Command& model_command();
+const runner_cli::Command& searcher_command();
 
 /// What `describe --json` prints of experiment `id` (and `ls --json` of each): the store's
 /// record (state, reason, pid, times, paths) and the runner's experiment.json, every trial
