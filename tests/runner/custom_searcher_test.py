@@ -8,7 +8,8 @@ a temporary store of its own:
   activated with the queue intact, the client's progress, a shutdown that completes the run;
 - local_random, local_asha: Determined's e2e fixture methods (custom_searcher/searchers.py)
   through LocalSearchRunner; the experiments complete with the trial counts the methods imply;
-- remote: the random method as the entrypoint of a one-trial experiment (RemoteSearchRunner);
+- remote_random, remote_asha: each method as the entrypoint of a one-trial experiment
+  (RemoteSearchRunner);
 - resume: the method's process SIGKILLed mid-search, LocalSearchRunner started again on the same
   searcher_dir: its state is reloaded and the experiment completes.
 
@@ -87,6 +88,10 @@ def trials_of(experiment_id):
 
 def protocol():
     (model_dir / "custom.json").write_text(json.dumps(custom_config()))
+    # Outside the store no client could reach it: `run` refuses, naming the way in.
+    message = run("run", "--config", str(model_dir / "custom.json"), "--dir", str(home / "run"), ok=False)
+    check("through the experiment store" in message and "searcher-run create" in message, message)
+    check(not (home / "run").exists(), "nothing made")
     created = run("create", "--config", str(model_dir / "custom.json"), "--detach", "--json")
     exp = str(created["id"])
     events = run("searcher", exp, "--events", "--wait", "60")
@@ -108,8 +113,11 @@ def protocol():
         check(why in message and "operation " in message, f"refusal of {operations}: {message}")
     message = run("searcher", exp, "--post", json.dumps({"triggered_by": 7, "operations": []}), ok=False)
     check("event 7 not found" in message, f"an event not yet sent: {message}")
+    c = "31111111-2222-4333-8444-555555555555"  # its hyperparameters are invalid: it exits early
     ops = [create(a, 2), {"type": "validate_after", "request_id": a, "length": 3},
-           create(b, 5), {"type": "validate_after", "request_id": b, "length": 2}]
+           create(b, 5), {"type": "validate_after", "request_id": b, "length": 2},
+           {"type": "create", "request_id": c, "trial_seed": 42, "hparams": {"increment_by": 1, "invalid": True}},
+           {"type": "validate_after", "request_id": c, "length": 2}]
     check(run("searcher", exp, "--post", json.dumps({"triggered_by": 1, "operations": ops, "progress": 0.25}))
           == {"ok": True}, "the initial operations")
     message = run("searcher", exp, "--post", json.dumps({"triggered_by": 1, "operations": []}), ok=False)
@@ -123,9 +131,12 @@ def protocol():
         return any(e["event"] == "validation_completed" and e["request_id"] == request_id and e["length"] == length
                    for e in seen)
 
-    poll(lambda: validated(a, 3) and validated(b, 2), "both validations")
+    poll(lambda: validated(a, 3) and validated(b, 2) and any(e == {"id": e["id"], "event": "trial_closed",
+                                                                    "request_id": c} for e in seen),
+         "both validations and the invalid trial's end")
+    check(any(e.get("reason") == "invalid_hp" and e["request_id"] == c for e in seen), f"invalid_hp: {seen}")
     check([e["id"] for e in seen] == list(range(2, 2 + len(seen))), f"ids increase from 2: {seen}")
-    check({(e["event"], e.get("request_id")) for e in seen[:2]} == {("trial_created", a), ("trial_created", b)},
+    check({(e["event"], e.get("request_id")) for e in seen[:3]} == {("trial_created", r) for r in (a, b, c)},
           f"the creations come first: {seen}")
     metrics = {e["request_id"]: e["metric"] for e in seen if e["event"] == "validation_completed"}
     check(metrics == {a: 6.0, b: 10.0}, f"metrics are increment_by x length: {metrics}")
@@ -140,7 +151,9 @@ def protocol():
     # a trains on to 5 and closes; b closes; then the search shuts down at 100%.
     run("searcher", exp, "--post", json.dumps({"triggered_by": last, "progress": 0.5, "operations": [
         {"type": "validate_after", "request_id": a, "length": 5}, {"type": "close", "request_id": a},
-        {"type": "close", "request_id": b}]}))
+        {"type": "close", "request_id": b},
+        # A close for the trial that exited (and closed) changes nothing: accepted, left out.
+        {"type": "close", "request_id": c}]}))
     poll(lambda: sum(e["event"] == "trial_closed" for e in run("searcher", exp, "--events")["events"]) == 2,
          "both trials closed")
     events = run("searcher", exp, "--events")["events"]
@@ -154,7 +167,7 @@ def protocol():
     final = run("searcher", exp, "--events", "--wait", "5")
     check(final["state"] == "completed" and not final["alive"], f"the client sees the end: {final}")
     check(describe(exp)["experiment"]["progress"] == 1.0, "the client's last progress")
-    check(len(trials_of(exp)) == 2, "two trials")
+    check(len(trials_of(exp)) == 3, "three trials")
 
 
 def check_random(experiment_id):
@@ -201,17 +214,17 @@ def local(method):
     return experiment_id
 
 
-def remote():
-    """The random method as the entrypoint of a one-trial experiment: it creates experiment 2."""
+def remote(method):
+    """The method as the entrypoint of a one-trial experiment: it creates experiment 2."""
     shutil.copy(fixtures / "search.py", model_dir / "search.py")
     shutil.copy(fixtures / "searchers.py", model_dir / "searchers.py")
-    outer = {"name": "custom-remote", "entrypoint": f"{sys.executable} search.py remote random",
+    outer = {"name": "custom-remote", "entrypoint": f"{sys.executable} search.py remote {method}",
              "searcher": {"name": "single", "metric": "validation_error", "max_length": 1}, "max_restarts": 0}
     (home / "outer.json").write_text(json.dumps(outer))
     created = run("create", "--config", str(home / "outer.json"), "--model-dir", str(model_dir), "--json",
                   text=True)
     check(json.loads(created.splitlines()[0])["id"] == 1, f"create: {created}")
-    check_random(2)
+    (check_random if method == "random" else check_asha)(2)
     check(describe(1)["state"] == "COMPLETED", f"the searcher's experiment: {describe(1)['state']}")
 
 
@@ -236,6 +249,7 @@ if __name__ == "__main__":
     {"protocol": protocol,
      "local_random": lambda: check_random(local("random")),
      "local_asha": lambda: check_asha(local("asha")),
-     "remote": remote,
+     "remote_random": lambda: remote("random"),
+     "remote_asha": lambda: remote("asha"),
      "resume": resume}[case]()
     print(f"custom_searcher_test {case}: ok")

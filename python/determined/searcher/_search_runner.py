@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import pathlib
+import time
 import uuid
 from typing import Any, Dict, Iterable, List, Optional, Union
 
@@ -96,6 +97,7 @@ class SearchRunner:
                                    f"the search goes on once it is activated (searcher-run activate "
                                    f"{experiment_id})")
                     paused_said = True
+                time.sleep(_POLL_SECONDS / 10)  # --events answers at once while no runner serves it
                 continue
             paused_said = False
             for event in answer["events"]:

@@ -5,6 +5,8 @@
 
 #include "commands/cli_args.hpp"
 #include "hpsearch/config/command_line.hpp"
+#include "hpsearch/config/config.hpp"
+#include "hpsearch/runner/errors.hpp"
 
 namespace hpsearch::runner_cli {
 namespace {
@@ -12,6 +14,17 @@ namespace {
 int start(const cli::Args& args, std::ostream& out, std::ostream& err, bool terminal) {
   const std::filesystem::path config = args.required("--config");
   const std::filesystem::path dir = args.required("--dir");
+  // A custom search's method reaches its experiment by the store's id (searcher-run searcher
+  // ID): outside the store nothing could ever answer its events.
+  if (load_config(config).searcher.custom) {
+    throw RunnerSetupError(
+        "the 'custom' searcher's method reaches its experiment through the experiment store: "
+        "create it with determined.searcher's LocalSearchRunner or RemoteSearchRunner, or with "
+        "'searcher-run create --config " +
+        config.string() +
+        " --detach' and drive it with 'searcher-run searcher ID' "
+        "(docs/custom-searcher.md)");
+  }
   RunnerOptions options = runner_options(args, terminal);
   options.launch = launch_settings(args, LaunchSettings{});
   const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);

@@ -95,6 +95,10 @@ std::vector<Operation> CustomSearch::handle(const Event& event) {
   const TrialBook::Checked checked = book_.check(event);
   if (checked.disposition == TrialBook::Disposition::kIgnore) return {};
   book_.apply(event, checked.trial);
+  if (std::holds_alternative<TrialExitedEarly>(event) ||
+      std::holds_alternative<TrialClosed>(event)) {
+    finished_.insert(request_id_of(event));
+  }
   enqueue(nlohmann::json(event));
   return {};
 }
@@ -109,13 +113,23 @@ std::vector<Operation> CustomSearch::post(const CustomPost& post) {
                                               std::to_string(event_count_)) +
                         "; an event is dropped once operations for it or a later one are posted)");
   }
-  book_.check_operations(post.operations);  // throws before anything changes
+  // A close for a trial that already exited or closed is dropped: the method may answer an
+  // exit with one (Determined's e2e ASHA fixture does), after the runner has closed the trial.
+  std::vector<Operation> ops;
+  for (const Operation& op : post.operations) {
+    if (const auto* close = std::get_if<Close>(&op);
+        close && finished_.contains(close->request_id)) {
+      continue;
+    }
+    ops.push_back(op);
+  }
+  book_.check_operations(ops);  // throws before anything changes
   queue_.erase(queue_.begin(),
                queue_.begin() + static_cast<std::ptrdiff_t>(post.triggered_by - first + 1));
-  book_.record(post.operations);
+  book_.record(ops);
   if (post.progress) progress_ = *post.progress;
   last_post_ = post.name;
-  return post.operations;
+  return ops;
 }
 
 nlohmann::json CustomSearch::events() const {
@@ -159,11 +173,19 @@ void CustomSearch::restore(const nlohmann::json& snapshot) {
       }
       queue.push_back(event);
     }
+    // The trials that exited or closed, as the book records them.
+    std::unordered_set<RequestId, RequestIdHash> finished;
+    for (const nlohmann::json& t : snapshot.at("searcher_state").at("trials")) {
+      if (t.at("closed").get<bool>() || !t.at("exit").is_null()) {
+        finished.insert(*RequestId::parse(t.at("request_id").get<std::string>()));
+      }
+    }
     const bool started = snapshot.at("started").get<bool>();
     const double progress = snapshot.at("progress").get<double>();
     std::string last_post = snapshot.at("last_post").get<std::string>();
     book_ = std::move(book);
     queue_ = std::move(queue);
+    finished_ = std::move(finished);
     event_count_ = count;
     progress_ = progress;
     last_post_ = std::move(last_post);

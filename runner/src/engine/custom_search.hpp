@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "hpsearch/searcher/event.hpp"
@@ -50,7 +51,8 @@ class CustomSearch {
   /// The client's operations for event `post.triggered_by`: refused (ProtocolError, state
   /// unchanged) if that event is not in the queue ("event N not found": already answered, or
   /// not yet sent) or an operation is not allowed (TrialBook::check_operations says why);
-  /// otherwise the queue is dropped up to it, the operations are booked and returned.
+  /// otherwise the queue is dropped up to it, the operations are booked and returned. A close
+  /// for a trial that has exited early or closed changes nothing and is left out.
   std::vector<Operation> post(const CustomPost& post);
 
   /// The queue: `[{"id": N, "event": "trial_created", "request_id": ...}, ...]`, oldest first,
@@ -75,6 +77,8 @@ class CustomSearch {
   void enqueue(nlohmann::json event);
 
   TrialBook book_;
+  // Trials that exited early or closed (a close for one is dropped); restored from the book.
+  std::unordered_set<RequestId, RequestIdHash> finished_;
   std::deque<nlohmann::json> queue_;
   std::uint64_t event_count_ = 0;  // ids given so far: the next event's id is event_count_ + 1
   double progress_ = 0;

@@ -1,7 +1,8 @@
 """The trial of the custom-searcher tests: a Core API script in the manner of Determined's
 e2e fixture (e2e_tests/tests/fixtures/custom_searcher/model_coreapi.py): x grows by the
 hyperparameter increment_by each batch, and x is the validation metric at every ValidateAfter.
-It checkpoints x at each validation and resumes from its latest checkpoint."""
+It checkpoints x at each validation and resumes from its latest checkpoint; with the
+hyperparameter invalid: true it raises det.InvalidHP."""
 import json
 import logging
 import pathlib
@@ -32,4 +33,6 @@ if __name__ == "__main__":
     info = det.get_cluster_info()
     assert info is not None, "this trial only runs under searcher-run"
     with det.core.init() as core_context:
+        if info.trial.hparams.get("invalid"):
+            raise det.InvalidHP("this trial's hyperparameters say so")
         main(core_context, info.latest_checkpoint, info.trial.hparams["increment_by"])
