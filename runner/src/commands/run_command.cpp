@@ -14,6 +14,15 @@ namespace {
 int start(const cli::Args& args, std::ostream& out, std::ostream& err, bool terminal) {
   const std::filesystem::path config = args.required("--config");
   const std::filesystem::path dir = args.required("--dir");
+  RunnerOptions options = runner_options(args, terminal);
+  options.launch = launch_settings(args, LaunchSettings{});
+  const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);
+  const std::optional<std::uint32_t> seed = args.seed("--seed");
+  const std::filesystem::path context =
+      args.value("--context").value_or(std::filesystem::absolute(config).parent_path());
+  if (!std::filesystem::is_directory(context)) {
+    throw UsageError("--context: '" + context.string() + "' is not a directory");
+  }
   // A custom search's method reaches its experiment by the store's id (searcher-run searcher
   // ID): outside the store nothing could ever answer its events.
   if (load_config(config).searcher.custom) {
@@ -24,15 +33,6 @@ int start(const cli::Args& args, std::ostream& out, std::ostream& err, bool term
         config.string() +
         " --detach' and drive it with 'searcher-run searcher ID' "
         "(docs/custom-searcher.md)");
-  }
-  RunnerOptions options = runner_options(args, terminal);
-  options.launch = launch_settings(args, LaunchSettings{});
-  const std::unique_ptr<Launcher> launcher = launcher_for(options.launch);
-  const std::optional<std::uint32_t> seed = args.seed("--seed");
-  const std::filesystem::path context =
-      args.value("--context").value_or(std::filesystem::absolute(config).parent_path());
-  if (!std::filesystem::is_directory(context)) {
-    throw UsageError("--context: '" + context.string() + "' is not a directory");
   }
   return exit_code(start_experiment(config, dir, context, seed, options, *launcher, out, err));
 }
