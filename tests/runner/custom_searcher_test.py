@@ -11,7 +11,8 @@ a temporary store of its own:
 - remote_random, remote_asha: each method as the entrypoint of a one-trial experiment
   (RemoteSearchRunner);
 - resume: the method's process SIGKILLed mid-search, LocalSearchRunner started again on the same
-  searcher_dir: its state is reloaded and the experiment completes.
+  searcher_dir: its state is reloaded; then the runner SIGKILLed and activated: the method waits
+  and goes on; the experiment completes with the trials the method implies.
 
 Waits poll with generous deadlines: the machine may be loaded.
 """
@@ -239,6 +240,20 @@ def resume():
     first.wait()
     check(describe(1)["state"] == "ACTIVE", "the experiment waits for its method")
     second = search_process("random", searcher_dir)
+    # Then the experiment's runner is SIGKILLed mid-search and activated: the method waits for
+    # it (a post it was sending stays in the inbox) and goes on.
+    poll(lambda: int((searcher_dir / "exp_1" / "event_id").read_text()) >= 12, "twelve events handled")
+    record = json.loads((home / "store" / "experiments" / "1" / "state.json").read_text())
+    # (Twelve of the search's 21 events are handled: it is still running, unless the machine
+    # stalled this test for seconds; then there is no runner left to kill.)
+    if "ended" not in record:
+        try:
+            os.kill(record["pid"], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        poll(lambda: not run("searcher", "1", "--events")["alive"], "the runner's death")
+        if describe(1)["state"] != "COMPLETED":
+            run("activate", "1", text=True)
     check(second.wait(timeout=DEADLINE) == 0, f"the restarted search: {(home / 'search-random.log').read_text()}")
     log = (home / "search-random.log").read_text()
     check("Resuming HP searcher for experiment 1" in log, "the restart reloaded its state")

@@ -78,7 +78,14 @@ class SearchRunner:
                                        str(self.state.last_event_id), "--wait", str(_POLL_SECONDS)))
 
     def _post(self, experiment_id: int, body: Dict[str, Any]) -> None:
-        _store._call("searcher", str(experiment_id), "--post", json.dumps(body))
+        try:
+            _store._call("searcher", str(experiment_id), "--post", json.dumps(body))
+        except _store.APIException as e:
+            # The runner stopped (paused, killed) before answering: the post stays in its inbox
+            # and is applied, once, when the experiment is activated; the loop waits till then.
+            if "waits in its inbox" not in str(e):
+                raise
+            logger.warning(f"experiment {experiment_id}: {e}")
 
     def run_experiment(self, experiment_id: int, prior_operations: Optional[Dict[str, Any]]) -> None:
         """Handles events until the experiment ends. ``prior_operations``: the post saved with the
