@@ -95,6 +95,11 @@ class SearchRunner:
         while True:
             answer = self._events(experiment_id)
             if answer["state"] in ("completed", "failed"):
+                # The runner wrote its last events; once it has exited, the store has recorded
+                # the experiment's end too (what describe and client.get_experiment show).
+                while answer["alive"]:
+                    time.sleep(0.1)
+                    answer = self._events(experiment_id)
                 self.state.experiment_completed = answer["state"] == "completed"
                 logger.info(f"experiment {experiment_id} is inactive; state={answer['state']}")
                 return
