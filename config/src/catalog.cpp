@@ -26,7 +26,7 @@ struct Retired {
   std::string_view name;
   std::string_view advice;
 };
-constexpr std::array<Retired, 5> kRetired{{
+constexpr std::array<Retired, 4> kRetired{{
     {"sync_halving",
      "has been removed and is not valid for new experiments; use "
      "'async_halving' (or 'adaptive_asha') instead"},
@@ -39,9 +39,6 @@ constexpr std::array<Retired, 5> kRetired{{
     {"pbt",
      "was removed in Determined 0.18 and is not provided by hpsearch; use "
      "'adaptive_asha' or 'random' instead"},
-    {"custom",
-     "is not supported: drive your own search logic through the searcher protocol "
-     "instead (see docs/protocol.md)"},
 }};
 
 // The fields every searcher has.
@@ -569,9 +566,43 @@ SamplerConfig parse_sampler(const Reader& reader, const Node& node, const Method
 
 }  // namespace
 
+// `searcher: {name: custom, metric, smaller_is_better, unit}` (Determined 0.19.6 to 0.37):
+// the search method is the user's, outside hpsearch; only the direction and the unit of its
+// lengths are read here.
+SearcherSettings parse_custom(const Reader& reader, const Node& node) {
+  std::vector<std::string> fields(kCommonFields.begin(), kCommonFields.end());
+  fields.emplace_back("unit");
+  const Map map(reader, node, "searcher", fields, "of the 'custom' searcher");
+  const SearcherParser p{reader, map};
+  SearcherSettings settings;
+  settings.custom = true;
+  settings.metric =
+      read_string(reader, map.require("metric", " (the name of the validation metric to optimise)"),
+                  "searcher.metric");
+  settings.smaller_is_better = p.flag("smaller_is_better", true);
+  if (const Node* unit = p.optional("unit")) {
+    const std::string text = read_string(reader, *unit, "searcher.unit");
+    if (text != "batches" && text != "records" && text != "epochs") {
+      reader.fail(*unit, "searcher.unit",
+                  "must be one of 'batches', 'records', 'epochs', got " + describe(*unit));
+    }
+    settings.max_length.unit = text;
+  }
+  if (p.optional("sampler") != nullptr) {
+    reader.fail(map.get("sampler"), "searcher.sampler",
+                "the 'custom' searcher's method chooses every configuration itself; it takes "
+                "no sampler");
+  }
+  return settings;
+}
+
 SearcherSettings parse_searcher(const Reader& reader, const Node& node, const Node& top) {
   if (!node.is_map()) reader.fail(node, "searcher", "must be a map, got " + describe(node));
   refuse_steps(reader, node, top);
+  if (const Node* name = node.find("name");
+      name != nullptr && name->is_scalar() && name->text() == "custom") {
+    return parse_custom(reader, node);
+  }
   const MethodRow& row = method_row(reader, node);
   std::vector<std::string> fields(kCommonFields.begin(), kCommonFields.end());
   for (const std::string_view field : row.entry.fields) fields.emplace_back(field);
@@ -692,6 +723,13 @@ SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& m
 
 Searcher make_searcher(const SearcherSettings& settings, HyperparameterSpace space,
                        std::uint32_t seed) {
+  if (settings.custom) {
+    throw ConfigError("config", "searcher.name",
+                      "the 'custom' searcher's method runs outside hpsearch and reaches the "
+                      "experiment through searcher-run only (docs/custom-searcher.md); to drive "
+                      "a search from your own code here, use the searcher protocol "
+                      "(docs/protocol.md)");
+  }
   AnySampler sampler =
       make_sampler(choose_sampler(settings.sampler, settings.method, space).sampler, space);
   AnyMethod method = make_method(settings.method, sampler.capacity());

@@ -4,6 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 
 #include "hpsearch/searcher/assert.hpp"
 #include "hpsearch/searcher/errors.hpp"
@@ -166,6 +167,58 @@ void TrialBook::record(const std::vector<Operation>& ops) {
       t.close_requested = true;
     } else {
       shut_down_ = true;
+    }
+  }
+}
+
+void TrialBook::check_operations(const std::vector<Operation>& ops) const {
+  // What the list does to the trials it names, over the book (the list's own creates too).
+  std::unordered_map<RequestId, Trial, RequestIdHash> touched;
+  bool shut_down = shut_down_;
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const Operation& op = ops[k];
+    const RequestId* id = request_id_of(op);
+    const std::string what = "operation " + std::to_string(k) + " (" +
+                             nlohmann::json(op).at("type").get<std::string>() +
+                             (id ? " for trial " + id->to_string() : std::string()) + "): ";
+    if (shut_down) throw ProtocolError(what + "the search has already shut down");
+    if (id == nullptr) {
+      shut_down = true;
+      continue;
+    }
+    auto found = touched.find(*id);
+    if (found == touched.end()) {
+      if (const std::optional<std::uint32_t> i = index_.find(*id)) {
+        found = touched.emplace(*id, trials_[*i]).first;
+      }
+    }
+    if (std::holds_alternative<Create>(op)) {
+      if (found != touched.end())
+        throw ProtocolError(what + "this request id was already requested");
+      touched.emplace(*id, Trial{.id = *id});
+      continue;
+    }
+    if (found == touched.end())
+      throw ProtocolError(what + "no create operation has requested this id");
+    Trial& t = found->second;
+    if (t.closed) throw ProtocolError(what + "the trial is already closed");
+    if (t.exited) throw ProtocolError(what + "the trial already exited early");
+    if (t.close_requested) throw ProtocolError(what + "the trial was already asked to close");
+    if (const auto* validate = std::get_if<ValidateAfter>(&op)) {
+      if (t.has_op && !t.op_completed) {
+        throw ProtocolError(what + "its validate_after length " + std::to_string(t.op_length) +
+                            " is still outstanding (one at a time)");
+      }
+      if (t.has_op && validate->length <= t.op_length) {
+        throw ProtocolError(what + "length " + std::to_string(validate->length) +
+                            " is not beyond the length it was last asked to reach, " +
+                            std::to_string(t.op_length) + " (lengths are absolute)");
+      }
+      t.has_op = true;
+      t.op_length = validate->length;
+      t.op_completed = false;
+    } else {
+      t.close_requested = true;
     }
   }
 }

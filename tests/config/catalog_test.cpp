@@ -142,3 +142,32 @@ TEST_CASE("sampler: errors name the field, the value and what was expected") {
                        "provided (add count: N, the number of grid values for this hyperparameter)",
                        ConfigError);
 }
+
+TEST_CASE("custom searcher: read as Determined 0.37 wrote it, served by searcher-run only") {
+  const ExperimentConfig c = parse_config(R"(entrypoint: python3 model.py
+searcher:
+  name: custom
+  metric: validation_error
+  smaller_is_better: false
+  unit: batches
+)",
+                                          "custom.yaml");
+  CHECK(c.searcher.custom);
+  CHECK(c.searcher.metric == "validation_error");
+  CHECK_FALSE(c.searcher.smaller_is_better);
+  CHECK(c.searcher.max_length.unit == "batches");
+  CHECK_THROWS_WITH_AS(
+      (void)make_searcher(c.searcher, c.hyperparameters, 0),
+      doctest::Contains("searcher.name: the 'custom' searcher's method runs outside hpsearch"),
+      ConfigError);
+  CHECK_THROWS_WITH_AS(
+      (void)parse_config("searcher: {name: custom, metric: m, unit: steps}\n", "c.yaml"),
+      "c.yaml:1:43: searcher.unit: must be one of 'batches', 'records', "
+      "'epochs', got 'steps'",
+      ConfigError);
+  CHECK_THROWS_WITH_AS(
+      (void)parse_config("searcher: {name: custom, metric: m, max_trials: 3}\n", "c.yaml"),
+      doctest::Contains("searcher.max_trials"), ConfigError);
+  CHECK_THROWS_WITH_AS((void)parse_config("searcher: {name: custom}\n", "c.yaml"),
+                       doctest::Contains("searcher.metric"), ConfigError);
+}

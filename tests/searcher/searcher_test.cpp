@@ -164,3 +164,53 @@ TEST_CASE("searcher: progress is kept incrementally (random: spec 3.3)") {
   CHECK(all_of_type<Create>(replacement).size() == 1);
   CHECK(s.progress() == 0.5);
 }
+
+TEST_CASE("trial book: operations from outside (a custom method) are checked, named and why") {
+  // A book with trial a created and validating to 10, trial b closed after its validation.
+  const RequestId a = *RequestId::parse("11111111-2222-4333-8444-555555555555");
+  const RequestId b = *RequestId::parse("21111111-2222-4333-8444-555555555555");
+  const RequestId c = *RequestId::parse("31111111-2222-4333-8444-555555555555");
+  TrialBook book;
+  book.record({Create{a, 42, nlohmann::json::object(), 0}, ValidateAfter{a, 10},
+               Create{b, 42, nlohmann::json::object(), 1}, ValidateAfter{b, 5}, Close{b}});
+  for (const RequestId& id : {a, b}) book.apply(TrialCreated{id}, *book.index_of(id));
+  book.apply(ValidationCompleted{b, 1.0, 5}, *book.index_of(b));
+  book.apply(TrialClosed{b}, *book.index_of(b));
+  const auto refusal = [&](const std::vector<Operation>& ops) -> std::string {
+    try {
+      book.check_operations(ops);
+    } catch (const ProtocolError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(refusal({Create{c, 42, nlohmann::json::object(), 2}, ValidateAfter{c, 3}, Close{c}}) == "");
+  CHECK(refusal({Close{a}}) == "");
+  CHECK(refusal({Shutdown{}}) == "");
+  CHECK(refusal({Create{a, 42, nlohmann::json::object(), 2}}) ==
+        "operation 0 (create for trial " + a.to_string() +
+            "): this request id was already requested");
+  CHECK(refusal({ValidateAfter{c, 3}}) == "operation 0 (validate_after for trial " + c.to_string() +
+                                              "): no create operation has requested this id");
+  CHECK(refusal({ValidateAfter{a, 20}}) ==
+        "operation 0 (validate_after for trial " + a.to_string() +
+            "): its validate_after length 10 is still outstanding (one at a time)");
+  CHECK(refusal({Close{b}}) ==
+        "operation 0 (close for trial " + b.to_string() + "): the trial is already closed");
+  // Within one list: the list's own creates and closes count.
+  CHECK(refusal({Create{c, 42, nlohmann::json::object(), 2}, Close{c}, ValidateAfter{c, 3}}) ==
+        "operation 2 (validate_after for trial " + c.to_string() +
+            "): the trial was already asked to close");
+  CHECK(refusal({Create{c, 42, nlohmann::json::object(), 2}, Create{c, 42, {}, 3}})
+            .find("operation 1 (create") == 0);
+  CHECK(refusal({Shutdown{}, Close{a}}) ==
+        "operation 1 (close for trial " + a.to_string() + "): the search has already shut down");
+  // A length not beyond the last (lengths are absolute), once the last is completed.
+  book.apply(ValidationCompleted{a, 1.0, 10}, *book.index_of(a));
+  CHECK(refusal({ValidateAfter{a, 10}}).find("length 10 is not beyond") != std::string::npos);
+  CHECK(refusal({ValidateAfter{a, 11}}) == "");
+  // Checking changes nothing: the book still takes what it refused nothing of.
+  book.check_operations({ValidateAfter{a, 11}});
+  book.record({ValidateAfter{a, 11}});
+  CHECK(refusal({ValidateAfter{a, 12}}).find("still outstanding") != std::string::npos);
+}

@@ -29,7 +29,8 @@ const std::vector<const Command*>& commands() {
                                                &store::trial_command(),
                                                &store::checkpoint_command(),
                                                &store::model_command(),
-                                               &store::ui_command()};
+                                               &store::ui_command(),
+                                               &store::searcher_command()};
   return all;
 }
 

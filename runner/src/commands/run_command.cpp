@@ -5,6 +5,8 @@
 
 #include "commands/cli_args.hpp"
 #include "hpsearch/config/command_line.hpp"
+#include "hpsearch/config/config.hpp"
+#include "hpsearch/runner/errors.hpp"
 
 namespace hpsearch::runner_cli {
 namespace {
@@ -20,6 +22,17 @@ int start(const cli::Args& args, std::ostream& out, std::ostream& err, bool term
       args.value("--context").value_or(std::filesystem::absolute(config).parent_path());
   if (!std::filesystem::is_directory(context)) {
     throw UsageError("--context: '" + context.string() + "' is not a directory");
+  }
+  // A custom search's method reaches its experiment by the store's id (searcher-run searcher
+  // ID): outside the store nothing could ever answer its events.
+  if (load_config(config).searcher.custom) {
+    throw RunnerSetupError(
+        "the 'custom' searcher's method reaches its experiment through the experiment store: "
+        "create it with determined.searcher's LocalSearchRunner or RemoteSearchRunner, or with "
+        "'searcher-run create --config " +
+        config.string() +
+        " --detach' and drive it with 'searcher-run searcher ID' "
+        "(docs/custom-searcher.md)");
   }
   return exit_code(start_experiment(config, dir, context, seed, options, *launcher, out, err));
 }

@@ -26,7 +26,8 @@ const runner_cli::Command& delete_command();
 const runner_cli::Command& trial_command();
 const runner_cli::Command& checkpoint_command();
 const runner_cli::Command& model_command();
-const runner_cli::Command& ui_command();  // ui_command.cpp: the web UI
+const runner_cli::Command& ui_command();        // ui_command.cpp: the web UI
+const runner_cli::Command& searcher_command();  // searcher_command.cpp: a custom search's client
 
 /// The JSON value of option `name` (model_command.cpp): an object if `object`, else an array of
 /// strings; nothing given is an empty one. Anything else is a UsageError naming the option,

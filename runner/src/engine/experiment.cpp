@@ -7,10 +7,12 @@
 #include <fstream>
 
 #include "engine/checkpoint_storage.hpp"
+#include "engine/custom_exchange.hpp"
 #include "engine/metric_plots.hpp"
 #include "engine/signals.hpp"
 #include "hpsearch/runner/journal.hpp"
 #include "hpsearch/searcher/bounded_json.hpp"
+#include "hpsearch/searcher/errors.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
 
 namespace hpsearch::runner_detail {
@@ -55,6 +57,12 @@ std::string shell_quote(const std::string& word) {
   return quoted + "'";
 }
 
+// The searcher the config names, or a custom search's queue.
+JournaledSearcher journaled_searcher(const ExperimentConfig& config, std::uint32_t seed) {
+  if (config.searcher.custom) return JournaledSearcher(CustomSearch{});
+  return JournaledSearcher(make_searcher(config.searcher, config.hyperparameters, seed));
+}
+
 }  // namespace
 
 Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSettings settings,
@@ -66,7 +74,7 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
       settings_(std::move(settings)),
       options_(options),
       launcher_(launcher),
-      searcher_(make_searcher(config_.searcher, config_.hyperparameters, settings_.seed)),
+      searcher_(journaled_searcher(config_, settings_.seed)),
       // The config's shared_fs checkpoint_storage, else --shared-dir's, else the experiment's.
       storage_(checkpoint_storage_directory(
           config_.document,
@@ -153,17 +161,24 @@ RunOutcome Experiment::run() {
   bool pausing = false;
   std::chrono::steady_clock::time_point pause_deadline{};
   write_state();
+  if (custom()) {
+    open_custom_exchange(directory_);
+    publish_custom_events("running");
+  }
   while (true) {
     launch_waiting();
     if (supervisor_.running() == 0) {
       if (shut_down_ || interrupted_) break;
-      if (!supervisor_.waiting()) {
+      // A custom search waits for its method's client, which may take its time.
+      if (!supervisor_.waiting() && !custom()) {
         throw RunnerError(
             "the search stalled: no trial is running or waiting and the searcher "
             "has not shut down (see runner.log)");
       }
     }
-    supervisor_.wait(wait_ms(options_.terminal ? 500 : 1000), signals.fd());
+    // A custom search's client posts through the inbox, read every pass: passes 100 ms apart
+    // at most keep its round trips short.
+    supervisor_.wait(wait_ms(custom() ? 100 : options_.terminal ? 500 : 1000), signals.fd());
     for (const int s : signals.drain()) {
       if (s != SIGINT && s != SIGTERM) continue;
       if (!interrupted_) {
@@ -182,6 +197,10 @@ RunOutcome Experiment::run() {
       }
     }
     deliver_batch();
+    if (custom()) {
+      take_custom_posts();
+      if (custom_events_changed_) publish_custom_events("running");
+    }
     stop_silent_trials();
     retry_deferred_garbage();
     if (pausing && std::chrono::steady_clock::now() > pause_deadline) {
@@ -213,6 +232,9 @@ RunOutcome Experiment::run() {
   write_state();
   report_.clear_status();
   const bool paused = interrupted_ && !shut_down_;
+  if (custom()) {
+    publish_custom_events(paused ? "paused" : shutdown_.failure ? "failed" : "completed");
+  }
   report_.summary(paused, shutdown_.failure, trials_, options_.continue_command);
   return {paused              ? RunEnd::kInterrupted
           : shutdown_.failure ? RunEnd::kFailed
@@ -222,13 +244,43 @@ RunOutcome Experiment::run() {
 
 void Experiment::feed_initial() {
   started_ = true;
+  custom_events_changed_ = custom();
   apply(searcher_.initial_operations());
 }
 
 void Experiment::feed(const Event& event, const nlohmann::json& metrics) {
   const std::vector<Operation> ops = searcher_.handle(event, metrics);
+  if (custom()) custom_events_changed_ = true;
   note_event(event, metrics);
   apply(ops);
+}
+
+void Experiment::take_custom_posts() {
+  for (const InboxPost& inbox : read_custom_inbox(directory_)) {
+    nlohmann::json result{{"ok", true}};
+    try {
+      if (!inbox.body.is_object() || inbox.body.value("post", "") != inbox.name) {
+        throw ProtocolError("the post '" + inbox.name +
+                            "' is not a JSON object naming itself (\"post\": its file name)");
+      }
+      // Journaled before a crash that came before its answer: answered now, not applied again.
+      if (inbox.name != searcher_.custom()->last_post()) {
+        const std::vector<Operation> ops = searcher_.post(
+            custom_post_from_json(inbox.body, searcher_.custom()->trials_requested()));
+        custom_events_changed_ = true;
+        apply(ops);
+      }
+    } catch (const ProtocolError& e) {
+      result = {{"error", e.what()}};
+      report_.log(std::string("refused the custom search method's operations: ") + e.what());
+    }
+    answer_custom_post(directory_, inbox.name, result);
+  }
+}
+
+void Experiment::publish_custom_events(const char* state) {
+  runner_detail::publish_custom_events(directory_, searcher_.custom()->events(), state);
+  custom_events_changed_ = false;
 }
 
 void Experiment::append_runner_record(const char* kind, nlohmann::json body, bool sync) {

@@ -132,6 +132,14 @@ class Experiment final : private SupervisorListener {
 
   void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
 
+  // ---- a custom search (searcher: {name: custom}): its client's side, custom_exchange.hpp ----
+
+  bool custom() const { return searcher_.custom() != nullptr; }
+  // The posts in the inbox, each journaled and applied (or refused), then answered.
+  void take_custom_posts();
+  // events.json: the queue as it is now (all of it journaled and synced), and the run's state.
+  void publish_custom_events(const char* state);
+
   // The supervisor's queue order ("queued", "launched", "exited") is journaled so that a resumed
   // run launches trials in the order the old one would have. "launched" also counts a launch
   // (a resumed trial's next trial_run_id), so it is synced; losing the last of the others in a
@@ -307,6 +315,7 @@ class Experiment final : private SupervisorListener {
   enum OrderPlace : std::uint8_t { kNowhere, kWaiting, kRunning };
   std::vector<OrderPlace> order_place_;  // which of the two lists each trial is in
   bool shut_down_ = false;
+  bool custom_events_changed_ = false;  // the queue changed since events.json was written
   Shutdown shutdown_;
   int interrupted_ = 0;
   DecisionStats decisions_;

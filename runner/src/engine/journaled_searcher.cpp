@@ -7,15 +7,23 @@
 namespace hpsearch::runner_detail {
 
 std::vector<Operation> JournaledSearcher::initial_operations() {
-  std::vector<Operation> ops = searcher_.initial_operations();
+  std::vector<Operation> ops =
+      custom_ ? custom_->initial_operations() : searcher_->initial_operations();
   record({{"event", "initial_operations"}}, ops, {});
   return ops;
 }
 
 std::vector<Operation> JournaledSearcher::handle(const Event& event,
                                                  const nlohmann::json& metrics) {
-  std::vector<Operation> ops = searcher_.handle(event);
+  std::vector<Operation> ops = custom_ ? custom_->handle(event) : searcher_->handle(event);
   record(nlohmann::json(event), ops, metrics);
+  return ops;
+}
+
+std::vector<Operation> JournaledSearcher::post(const CustomPost& post) {
+  if (!custom_) throw ProtocolError("operations are posted only to a custom searcher");
+  std::vector<Operation> ops = custom_->post(post);
+  record(custom_post_to_json(post), ops, {});
   return ops;
 }
 
@@ -31,7 +39,11 @@ void JournaledSearcher::append_runner_record(const char* kind, nlohmann::json bo
 }
 
 void JournaledSearcher::restore(const nlohmann::json& snapshot, std::uint64_t seq) {
-  searcher_.restore(snapshot);
+  if (custom_) {
+    custom_->restore(snapshot);
+  } else {
+    searcher_->restore(snapshot);
+  }
   seq_ = snapshot_seq_ = seq;
 }
 
@@ -98,10 +110,14 @@ ReplayedRecord JournaledSearcher::replay(const nlohmann::json& record) {
     throw RunnerError("a searcher record without the answer ('out'): " + shown(record));
   try {
     if (in == nlohmann::json{{"event", "initial_operations"}}) {
-      replayed.operations = searcher_.initial_operations();
+      replayed.operations =
+          custom_ ? custom_->initial_operations() : searcher_->initial_operations();
+    } else if (custom_ && is_custom_post(in)) {
+      replayed.operations = custom_->post(custom_post_from_json(in, custom_->trials_requested()));
     } else {
       replayed.event = event_from_json(in);
-      replayed.operations = searcher_.handle(*replayed.event);
+      replayed.operations =
+          custom_ ? custom_->handle(*replayed.event) : searcher_->handle(*replayed.event);
     }
   } catch (const ProtocolError& e) {
     throw RunnerError("the searcher refuses the record's event " + shown(in) + ": " + e.what());

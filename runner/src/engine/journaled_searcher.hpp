@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/custom_search.hpp"
 #include "hpsearch/config/catalog.hpp"
 #include "hpsearch/runner/journal.hpp"
 
@@ -31,7 +32,10 @@ struct ReplayedRecord {
 
 class JournaledSearcher {
  public:
+  /// A built-in searcher, or (`searcher: {name: custom}`) the custom search's event queue, whose
+  /// operations a client posts.
   explicit JournaledSearcher(Searcher searcher) : searcher_(std::move(searcher)) {}
+  explicit JournaledSearcher(CustomSearch custom) : custom_(std::move(custom)) {}
 
   /// Opens the journal for appending (after any replay).
   void open(const std::filesystem::path& path) { journal_.emplace(path); }
@@ -40,6 +44,11 @@ class JournaledSearcher {
   /// Hands the event to the searcher, journals it with `metrics` (if not null) and the answer.
   [[nodiscard]] std::vector<Operation> handle(const Event& event,
                                               const nlohmann::json& metrics = {});
+  /// A custom search's client posted operations: they are checked and booked (ProtocolError,
+  /// nothing journaled, if refused), journaled with the post, and returned.
+  [[nodiscard]] std::vector<Operation> post(const CustomPost& post);
+  /// The custom search, or null for a built-in searcher.
+  [[nodiscard]] const CustomSearch* custom() const { return custom_ ? &*custom_ : nullptr; }
   /// Journals one of the runner's own records: {"seq":N, kind: body}; `sync` as Journal::append.
   void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
 
@@ -60,13 +69,16 @@ class JournaledSearcher {
                                const std::function<void(const ReplayedRecord&)>& apply);
 
   /// The snapshot's searcher part and the sequence number it was taken at.
-  [[nodiscard]] nlohmann::json snapshot() const { return searcher_.snapshot(); }
+  [[nodiscard]] nlohmann::json snapshot() const {
+    return custom_ ? custom_->snapshot() : searcher_->snapshot();
+  }
   void restore(const nlohmann::json& snapshot, std::uint64_t seq);
   [[nodiscard]] std::uint64_t seq() const { return seq_; }
   [[nodiscard]] std::uint64_t snapshot_seq() const { return snapshot_seq_; }
   void snapshot_taken() { snapshot_seq_ = seq_; }
-  [[nodiscard]] double progress() const { return searcher_.progress(); }
-  [[nodiscard]] const Searcher& searcher() const { return searcher_; }
+  [[nodiscard]] double progress() const {
+    return custom_ ? custom_->progress() : searcher_->progress();
+  }
 
  private:
   void record(const nlohmann::json& in, const std::vector<Operation>& ops,
@@ -74,7 +86,8 @@ class JournaledSearcher {
   // One record, fed to the searcher; throws RunnerError saying what is wrong with it.
   [[nodiscard]] ReplayedRecord replay(const nlohmann::json& record);
 
-  Searcher searcher_;
+  std::optional<Searcher> searcher_;  // one of the two
+  std::optional<CustomSearch> custom_;
   std::optional<Journal> journal_;
   std::uint64_t seq_ = 0;
   std::uint64_t snapshot_seq_ = 0;

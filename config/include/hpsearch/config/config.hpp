@@ -56,6 +56,11 @@ struct SearcherSettings {
   /// script ends, and max_length is a nominal 1 (the trial's run is one validate_after(1),
   /// completed with the last searcher metric it reported).
   bool trial_decides_length = false;
+  /// `searcher: {name: custom}` (Determined 0.19.6 to 0.37): a search method outside hpsearch
+  /// (determined.searcher, docs/custom-searcher.md) decides everything through searcher-run;
+  /// `method` and `sampler` then keep their defaults and mean nothing, and only searcher-run
+  /// serves the config (make_searcher refuses it). max_length is 1 and its unit `unit`'s.
+  bool custom = false;
   MethodConfig method;
   SamplerConfig sampler;
 };

@@ -50,6 +50,14 @@ class TrialBook {
   /// Books the operations a method returned: Creates add trials, ValidateAfter becomes the
   /// trial's outstanding operation, Close is remembered, Shutdown ends the search.
   void record(const std::vector<Operation>& ops);
+  /// Checks operations that did not come from a built-in method (a custom search method's,
+  /// posted by its client) before they are recorded: each in order, against the book and the
+  /// operations before it in the list. Throws ProtocolError naming the operation, its request
+  /// id and why: a create whose request id was requested already; a validate_after or close
+  /// for a trial never requested, closed, exited early or asked to close; a validate_after
+  /// while another is outstanding or not beyond the length last asked; an operation after a
+  /// shutdown. O(ops), whatever the number of trials.
+  void check_operations(const std::vector<Operation>& ops) const;
   /// Determined's shutdown rule after an early exit or a close: once every requested trial is
   /// closed, the search is over. Fails only if every trial errored; canceled only if every
   /// trial was canceled (and only on the close path, as in Determined).
