@@ -3,11 +3,17 @@
 # an error) over the C++ files a change touched: each built .cpp whose content is not what
 # .ci/tidy-baseline records (the tree as it was when the check came in, formatted once) is
 # checked, two at a time. A file once changed is checked from then on.
-# usage: scripts/check_tidy.sh BUILD_DIR   (configured with CMAKE_EXPORT_COMPILE_COMMANDS=ON)
+# usage: scripts/check_tidy.sh BUILD_DIR   (configured with CMAKE_EXPORT_COMPILE_COMMANDS=ON and
+#        CMAKE_UNITY_BUILD=OFF; it need not be built: no header is generated)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: scripts/check_tidy.sh BUILD_DIR}
 [ -f "$build/compile_commands.json" ] || { echo "no $build/compile_commands.json" >&2; exit 2; }
+# A unity build's database names the batches, not the files: no file would be checked.
+if grep -q '/Unity/unity_' "$build/compile_commands.json"; then
+  echo "$build is a unity build: configure it with -DCMAKE_UNITY_BUILD=OFF" >&2
+  exit 2
+fi
 mapfile -t changed < <(/usr/bin/python3 - "$build/compile_commands.json" <<'PY'
 import json, os, subprocess, sys
 root = os.getcwd()

@@ -5,13 +5,12 @@
 
 #include "hpsearch/config/catalog.hpp"
 #include "hpsearch/config/config.hpp"
+#include "support/parse_config_text.hpp"
 
 using namespace hpsearch;
 
 namespace {
-ExperimentConfig parse(const std::string& text) {
-  return parse_config(text, "exp.yaml");
-}
+using testing::parse;
 
 // An ASHA section with the given sampler line, over one double (no count) or a counted one.
 std::string asha_with(const std::string& sampler, bool counted = false) {

@@ -4,13 +4,12 @@
 
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/searcher/grid.hpp"
+#include "support/parse_config_text.hpp"
 
 using namespace hpsearch;
 
 namespace {
-ExperimentConfig parse(const std::string& text) {
-  return parse_config(text, "exp.yaml");
-}
+using testing::parse;
 
 #define CHECK_CONFIG_ERROR(text, message) \
   CHECK_THROWS_WITH_AS((void)parse(text), message, ConfigError)

@@ -19,9 +19,9 @@ using namespace hpsearch::testing;
 namespace {
 
 #ifdef HPSEARCH_SANITIZED
-constexpr std::uint32_t kSequences = 300;
+constexpr std::uint32_t kProtocolSequences = 300;
 #else
-constexpr std::uint32_t kSequences = 3000;
+constexpr std::uint32_t kProtocolSequences = 3000;
 #endif
 
 /// A searcher wrapper that checks every operation against what the events so far allow.
@@ -107,7 +107,7 @@ const HyperparameterSpace kSpace = space({{"x", double_hp(0, 1, 3)}, {"y", int_h
 }  // namespace
 
 TEST_CASE("protocol invariants: single, random and grid") {
-  for (std::uint32_t seed = 0; seed < kSequences; ++seed) {
+  for (std::uint32_t seed = 0; seed < kProtocolSequences; ++seed) {
     INFO("seed " << seed);
     play(SingleConfig{.max_length = 1 + seed % 50}, kSpace, seed);
     play(
@@ -119,7 +119,7 @@ TEST_CASE("protocol invariants: single, random and grid") {
 }
 
 TEST_CASE("protocol invariants: async_halving, promotion and stopping") {
-  for (std::uint32_t seed = 0; seed < kSequences; ++seed) {
+  for (std::uint32_t seed = 0; seed < kProtocolSequences; ++seed) {
     INFO("seed " << seed);
     for (const bool stop_once : {false, true}) {
       play(AshaConfig{.max_length = 1000,
@@ -134,7 +134,7 @@ TEST_CASE("protocol invariants: async_halving, promotion and stopping") {
 }
 
 TEST_CASE("protocol invariants: adaptive_asha, promotion and stopping") {
-  for (std::uint32_t seed = 0; seed < kSequences; ++seed) {
+  for (std::uint32_t seed = 0; seed < kProtocolSequences; ++seed) {
     INFO("seed " << seed);
     play(AdaptiveAshaConfig{.max_length = 256,
                             .max_trials = 5 + seed % 40,
