@@ -49,6 +49,9 @@ class JournaledSearcher {
   [[nodiscard]] std::vector<Operation> post(const CustomPost& post);
   /// The custom search, or null for a built-in searcher.
   [[nodiscard]] const CustomSearch* custom() const { return custom_ ? &*custom_ : nullptr; }
+  /// The built-in searcher (the journal's fuzz target compares its states). Precondition: not
+  /// a custom search.
+  [[nodiscard]] const Searcher& searcher() const { return *searcher_; }
   /// Journals one of the runner's own records: {"seq":N, kind: body}; `sync` as Journal::append.
   void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
 
