@@ -229,10 +229,11 @@ RunOutcome Experiment::run() {
       for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
       pausing = false;
     }
-    // A snapshot costs O(trials): taking one at most every `trials` records keeps the
-    // amortised cost per event constant however large the experiment grows.
+    // A snapshot (and experiment.json) costs O(trials + validations recorded): taking one at
+    // most every that many records keeps the amortised cost per event constant however large
+    // the experiment grows and however many validations each trial makes.
     if (searcher_.seq() - searcher_.snapshot_seq() >=
-        std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
+        std::max<std::uint64_t>(options_.snapshot_every, trials_.size() + validations_recorded_)) {
       write_state();
     }
     report_.status(trials_, searcher_.progress());
@@ -283,6 +284,7 @@ void Experiment::note_event(const Event& event, const nlohmann::json& metrics) {
   } else if (const auto* v = std::get_if<ValidationCompleted>(&event)) {
     TrialRecord& t = trials_[index_of(v->request_id)];
     t.validations.push_back({v->length, v->metric, metrics});
+    ++validations_recorded_;
     t.target.reset();  // done; the operations that follow may set the next one
   } else if (const auto* e = std::get_if<TrialExitedEarly>(&event)) {
     TrialRecord& t = trials_[index_of(e->request_id)];
@@ -338,6 +340,7 @@ double Experiment::wall_seconds() {
 }
 
 void Experiment::add_trial(TrialRecord t) {
+  validations_recorded_ += t.validations.size();  // a trial restored from a snapshot has some
   index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
   trials_.push_back(std::move(t));
   launches_.emplace_back();
