@@ -167,7 +167,7 @@ int run_and_kill(const std::string& config, const fs::path& dir, const std::stri
       signal);
 }
 
-const char* kAsha =
+const char* const kAsha =
     "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 12\n"
     "  max_length: 9\n  max_concurrent_trials: 4\n";
 
