@@ -83,23 +83,37 @@ def memory_section(path):
 
 def runner_line(r):
     m = r["medians"]
-    return (f"1 trial in flight {m['one_in_flight_ms']:.3f} ms per operation "
-            f"({m['one_in_flight_over_fdatasync']:.2f} x one bare fdatasync of "
-            f"{m['bare_fdatasync_ms']:.3f} ms on the same disk in the same run); 64 trials in flight "
-            f"{m['64_in_flight_ms']:.3f} ms per operation")
+
+    def parts(prefix):
+        """CPU, sync and syncs per operation, when the build reports them."""
+        cpu, sync = m.get(f"{prefix}_cpu_ms"), m.get(f"{prefix}_sync_ms")
+        syncs, whole = m.get(f"{prefix}_syncs_per_operation"), m.get(f"{prefix}_process_cpu_ms")
+        if cpu is None:
+            return ""
+        return (f" (CPU {cpu:.3f} ms, fdatasync {sync:.3f} ms, {syncs:.2f} fdatasync calls; "
+                f"the runner's whole CPU time {whole:.3f} ms)")
+
+    own = m.get("one_in_flight_over_own_sync")
+    own = "" if own is None else f" ({own:.2f} x the runner's own fdatasync at the same moments)"
+    return (f"1 trial in flight {m['one_in_flight_ms']:.3f} ms per operation{parts('one_in_flight')}, "
+            f"{m['one_in_flight_over_fdatasync']:.2f} x one bare fdatasync of "
+            f"{m['bare_fdatasync_ms']:.3f} ms on the same disk in the same run{own}; 64 trials in flight "
+            f"{m['64_in_flight_ms']:.3f} ms per operation{parts('64_in_flight')}")
 
 
 def runner_section(path):
     """bench/runner/run.sh's medians; with runner_before.json beside it (the same script run on
-    an earlier build through SEARCHER_RUN), both, side by side."""
+    an earlier build through BEFORE, in the same runs), both, side by side."""
     if not os.path.exists(path):
         return None
     r = json.load(open(path))
     runs = len(r["one_in_flight"])
-    text = f"{runs} runs of each, medians. This build: {runner_line(r)}.\n"
+    load = r["medians"].get("uptime")
+    load = "" if load is None else f" (load average {' '.join(load)} when the runs ended, on the 2 cores)"
+    text = f"{runs} runs of each, medians{load}. This build: {runner_line(r)}.\n"
     before = os.path.join(os.path.dirname(path), "runner_before.json")
     if os.path.exists(before):
-        text += f"\nThe build before group commit, in the same session: {runner_line(json.load(open(before)))}.\n"
+        text += f"\nThe earlier build (BEFORE), in the same runs: {runner_line(json.load(open(before)))}.\n"
     return text
 
 

@@ -167,7 +167,7 @@ int run_and_kill(const std::string& config, const fs::path& dir, const std::stri
       signal);
 }
 
-const char* kAsha =
+const char* const kAsha =
     "  name: async_halving\n  metric: loss\n  num_rungs: 3\n  divisor: 3\n  max_trials: 12\n"
     "  max_length: 9\n  max_concurrent_trials: 4\n";
 
@@ -917,5 +917,103 @@ TEST_CASE(
       CHECK(exp["trials"][i]["outcome"] == reference["trials"][i]["outcome"]);
     }
     CHECK(processes_with_key(experiment_key(exp_dir)).empty());
+  }
+}
+
+TEST_CASE(
+    "searcher-run: group commit: no trial is told anything before the journal records that "
+    "decided it are synced, and resume after a crash at a sync loses nothing") {
+  // HPSEARCH_TEST_FAIL_SYNC=N: the N-th journal fdatasync cuts the journal back to what its
+  // last sync made durable and fails, as a machine crash at that sync leaves the file. The
+  // trial writes each command it is told to its output.log as it reads it; every one must
+  // have been decided by a record still in the journal: a command sent before its batch's
+  // sync (or without one) shows up here with no record behind it.
+  const fs::path dir = scratch("group-commit");
+  const fs::path trial = fs::path(HPSEARCH_SOURCE_DIR) / "tests/runner/trials/told_trial.sh";
+  const auto write_told_config = [&](const fs::path& at, int in_flight) {
+    std::ofstream(at) << "entrypoint: sh " << trial.string() << "\n"
+                      << "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n"
+                      << "searcher:\n  name: async_halving\n  metric: loss\n  num_rungs: 3\n"
+                      << "  divisor: 3\n  max_trials: 12\n  max_length: 9\n"
+                      << "  max_concurrent_trials: " << in_flight << "\n";
+  };
+  // The (request id, length) of every validate_after the journal holds; and what trials were told.
+  const auto decided = [](const fs::path& exp_dir) {
+    std::set<std::pair<std::string, std::uint64_t>> all;
+    std::ifstream journal(exp_dir / "journal.jsonl");
+    for (std::string line; std::getline(journal, line);) {
+      const nlohmann::json record = nlohmann::json::parse(line);
+      if (!record.contains("out")) continue;
+      for (const nlohmann::json& op : record["out"]["operations"]) {
+        if (op["type"] == "validate_after")
+          all.insert({op["request_id"].get<std::string>(), op["length"].get<std::uint64_t>()});
+      }
+    }
+    return all;
+  };
+  const auto told = [](const fs::path& exp_dir) {
+    std::set<std::pair<std::string, std::uint64_t>> all;
+    if (!fs::exists(exp_dir / "trials")) return all;  // stopped before any launch
+    for (const auto& entry : fs::directory_iterator(exp_dir / "trials")) {
+      std::ifstream out(entry.path() / "output.log");
+      for (std::string word, id, command; out >> word;) {
+        if (word != "told" || !(out >> id) || !std::getline(out, command)) continue;
+        const std::size_t at = command.find("\"length\":");
+        if (at != std::string::npos)
+          all.insert({id, std::stoull(command.substr(at + std::string("\"length\":").size()))});
+      }
+    }
+    return all;
+  };
+  const fs::path reference_config = dir / "reference.yaml";
+  write_told_config(reference_config, 1);
+  REQUIRE(runner("run --config '" + reference_config.string() + "' --dir '" +
+                     (dir / "reference").string() + "' --slots 1",
+                 dir)
+              .code == 0);
+  const nlohmann::json reference = experiment(dir / "reference");
+  REQUIRE(told(dir / "reference") == decided(dir / "reference"));  // the oracle sees commands
+  struct Case {
+    int sync;
+    int in_flight;
+  };
+  for (const Case c : {Case{3, 1}, Case{8, 1}, Case{14, 1}, Case{25, 1}, Case{33, 1}, Case{5, 4},
+                       Case{11, 4}, Case{20, 4}}) {
+    INFO("sync " << c.sync << " fails, " << c.in_flight << " in flight");
+    const fs::path config = dir / ("config" + std::to_string(c.in_flight) + ".yaml");
+    write_told_config(config, c.in_flight);
+    const fs::path exp_dir = dir / ("exp-" + std::to_string(c.sync));
+    const Run failed =
+        run_program("env",
+                    "HPSEARCH_TEST_FAIL_SYNC=" + std::to_string(c.sync) + " '" + SEARCHER_RUN +
+                        "' run --config '" + config.string() + "' --dir '" + exp_dir.string() +
+                        "' --slots " + std::to_string(c.in_flight),
+                    dir);
+    INFO(failed.err);
+    CHECK(failed.code == 1);
+    CHECK(failed.err.find("cannot sync the journal '" + exp_dir.string() + "/journal.jsonl'") !=
+          std::string::npos);
+    const auto on_disk = decided(exp_dir);
+    for (const auto& command : told(exp_dir)) {
+      INFO("told " << command.first << " validate_after " << command.second);
+      CHECK(on_disk.contains(command));
+    }
+    CHECK(processes_with_key(experiment_key(exp_dir)).empty());
+    const auto before = journaled_validations(exp_dir);
+    const Run resumed = runner("resume '" + exp_dir.string() + "' --slots 1", dir);
+    INFO(resumed.err);
+    CHECK(resumed.code == 0);
+    const nlohmann::json exp = experiment(exp_dir);
+    CHECK(exp["state"] == "completed");
+    const auto after = validations(exp);
+    for (const auto& v : before) CHECK(after.contains(v));
+    if (c.in_flight == 1) {  // one trial at a time: the uninterrupted run's trials and outcomes
+      REQUIRE(exp["trials"].size() == reference["trials"].size());
+      for (std::size_t i = 0; i < exp["trials"].size(); ++i) {
+        CHECK(exp["trials"][i]["request_id"] == reference["trials"][i]["request_id"]);
+        CHECK(exp["trials"][i]["validations"] == reference["trials"][i]["validations"]);
+        CHECK(exp["trials"][i]["outcome"] == reference["trials"][i]["outcome"]);
+      }
+    }
   }
 }

@@ -26,7 +26,8 @@ const cli::OptionSet& run_option_group() {
     o.value("--slots", "N", "trials running at once (default: the number of CPUs)")
         .value("--snapshot-every", "N",
                "journal records between snapshots (default 64; at least one per\n"
-               "trial, so large experiments snapshot less often)")
+               "trial and validation recorded, so large experiments snapshot less\n"
+               "often)")
         .value("--pause-seconds", "X",
                "how long trials get to pause after Ctrl-C before they are killed (30)")
         .value("--trial-timeout", "X",

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <fstream>
 
 #include "engine/checkpoint_storage.hpp"
@@ -44,6 +45,17 @@ bool names_trial_class(const std::string& entrypoint) {
   return colon != std::string::npos && dotted_identifiers(entrypoint.substr(0, colon), true) &&
          dotted_identifiers(entrypoint.substr(colon + 1), false);
 }
+
+// The CPU time this thread has used (the runner's loop is one thread): for the cost per
+// operation only, nothing decides on it.
+double thread_cpu_seconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// How long the loop waits for more reports before it pays a sync a batch left owed.
+constexpr int kIdleSyncMs = 5;
 
 std::string shell_quote(const std::string& word) {
   if (!word.empty() &&
@@ -112,16 +124,29 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
 // Group commit: what the trials reported since the last pass is handled as one batch. Every
 // journal record of the batch is written, then synced once, and only then does anything the
 // batch decided reach a trial (commands, answers), so durability is that of a sync per record
-// at the cost of one sync per batch. The runner's time per operation is the batch's time over
-// the validations it handled (report lines read, decisions, journal writes and the sync).
+// at the cost of one sync per batch. A batch that decided nothing a trial is told (a
+// checkpoint record alone, say) leaves its sync owed: the next line for a trial, launch,
+// deletion or state file pays it first, and so does the loop once it has been idle for
+// kIdleSyncMs (run), so a record is never left unsynced while the runner waits. The runner's time
+// per operation is the time of the batches that journaled something or handled a validation (report
+// lines read, decisions, journal writes and the sync) over the validations handled; its CPU time
+// and its time in fdatasync are counted apart (experiment.json's "runner").
 void Experiment::deliver_batch() {
   const auto started = std::chrono::steady_clock::now();
+  const double cpu_started = thread_cpu_seconds();
   const std::uint64_t validations = validations_handled_;
+  const std::uint64_t seq = searcher_.seq();
+  const std::uint64_t syncs = searcher_.syncs();
+  const double sync_seconds = searcher_.sync_seconds();
   searcher_.hold_syncs();
   batch_open_ = true;
   supervisor_.deliver();
   batch_open_ = false;
-  searcher_.release_syncs();
+  if (held_lines_.empty()) {
+    searcher_.stop_holding();  // nothing decided reaches anyone yet: the sync stays owed
+  } else {
+    searcher_.release_syncs();
+  }
   for (const HeldLine& held : held_lines_) {
     if (held.reply) {
       supervisor_.reply(held.trial, held.line);
@@ -130,10 +155,14 @@ void Experiment::deliver_batch() {
     }
   }
   held_lines_.clear();
-  if (validations_handled_ > validations) {
+  if (validations_handled_ > validations || searcher_.seq() > seq) {
     decisions_.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    decisions_.cpu_seconds += thread_cpu_seconds() - cpu_started;
+    decisions_.sync_seconds += searcher_.sync_seconds() - sync_seconds;
+    decisions_.batch_syncs += searcher_.syncs() - syncs;
     decisions_.count += validations_handled_ - validations;
+    ++decisions_.batches;
   }
 }
 
@@ -143,6 +172,7 @@ bool Experiment::write_to_trial(std::uint32_t i, std::string line, bool reply) {
     held_lines_.push_back(HeldLine{i, std::move(line), reply});
     return supervisor_.is_running(i);
   }
+  searcher_.sync_held();  // what decided the line is on disk before the line goes
   if (reply) {
     supervisor_.reply(i, line);
     return true;
@@ -178,7 +208,18 @@ RunOutcome Experiment::run() {
     }
     // A custom search's client posts through the inbox, read every pass: passes 100 ms apart
     // at most keep its round trips short.
-    supervisor_.wait(wait_ms(custom() ? 100 : options_.terminal ? 500 : 1000), signals.fd());
+    const int timeout = wait_ms(custom() ? 100 : options_.terminal ? 500 : 1000);
+    if (searcher_.sync_owed()) {
+      // A batch left its sync owed: more reports arriving soon share it; if none come within
+      // kIdleSyncMs it is paid before the loop waits longer.
+      supervisor_.wait(std::min(timeout, kIdleSyncMs), signals.fd());
+      if (!supervisor_.readable()) {
+        searcher_.sync_held();
+        continue;
+      }
+    } else {
+      supervisor_.wait(timeout, signals.fd());
+    }
     for (const int s : signals.drain()) {
       if (s != SIGINT && s != SIGTERM) continue;
       if (!interrupted_) {
@@ -207,10 +248,11 @@ RunOutcome Experiment::run() {
       for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
       pausing = false;
     }
-    // A snapshot costs O(trials): taking one at most every `trials` records keeps the
-    // amortised cost per event constant however large the experiment grows.
+    // A snapshot (and experiment.json) costs O(trials + validations recorded): taking one at
+    // most every that many records keeps the amortised cost per event constant however large
+    // the experiment grows and however many validations each trial makes.
     if (searcher_.seq() - searcher_.snapshot_seq() >=
-        std::max<std::uint64_t>(options_.snapshot_every, trials_.size())) {
+        std::max<std::uint64_t>(options_.snapshot_every, trials_.size() + validations_recorded_)) {
       write_state();
     }
     report_.status(trials_, searcher_.progress());
@@ -294,6 +336,7 @@ void Experiment::note_event(const Event& event, const nlohmann::json& metrics) {
   } else if (const auto* v = std::get_if<ValidationCompleted>(&event)) {
     TrialRecord& t = trials_[index_of(v->request_id)];
     t.validations.push_back({v->length, v->metric, metrics});
+    ++validations_recorded_;
     t.target.reset();  // done; the operations that follow may set the next one
   } else if (const auto* e = std::get_if<TrialExitedEarly>(&event)) {
     TrialRecord& t = trials_[index_of(e->request_id)];
@@ -349,6 +392,7 @@ double Experiment::wall_seconds() {
 }
 
 void Experiment::add_trial(TrialRecord t) {
+  validations_recorded_ += t.validations.size();  // a trial restored from a snapshot has some
   index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
   trials_.push_back(std::move(t));
   launches_.emplace_back();
@@ -367,6 +411,7 @@ RequestId Experiment::parse_id(const nlohmann::json& j) {
 }
 
 void Experiment::write_state() {
+  searcher_.sync_written();  // the snapshot's seq counts records: they are on disk first
   nlohmann::json trials = nlohmann::json::array();
   for (const TrialRecord& t : trials_) trials.push_back(to_json(t));
   const nlohmann::json snapshot{
@@ -384,6 +429,7 @@ void Experiment::write_state() {
   const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
                       : interrupted_ && supervisor_.running() == 0 ? "paused"
                                                                    : "running";
+  decisions_.run_syncs = searcher_.syncs();
   nlohmann::json experiment =
       report_.experiment_json(state, trials_, searcher_.progress(), decisions_);
   for (std::uint32_t i = 0; i < trials_.size(); ++i)

@@ -319,7 +319,8 @@ class Experiment final : private SupervisorListener {
   Shutdown shutdown_;
   int interrupted_ = 0;
   DecisionStats decisions_;
-  std::uint64_t validations_handled_ = 0;  // validation reports fed to the searcher
+  std::uint64_t validations_handled_ = 0;   // validation reports fed to the searcher
+  std::uint64_t validations_recorded_ = 0;  // in trials_: what a snapshot's size grows with
   // Group commit: a batch is open while the supervisor delivers; the lines it decided wait
   // for its sync.
   struct HeldLine {

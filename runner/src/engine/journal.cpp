@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -42,6 +43,20 @@ int injected_write_failure() {
   return ++writes >= plan.first ? plan.second : 0;
 }
 
+// The test hook for a crash at a sync (docs/runner.md, "Group commit"): with
+// HPSEARCH_TEST_FAIL_SYNC=N in the environment, the N-th fdatasync of a journal loses what was
+// written since the journal's last sync (cut back to it) and fails with EIO, as a machine
+// crash at that moment would leave the file; the run stops there. Without it (any real run),
+// nothing changes. True for the sync that fails.
+bool injected_sync_failure() {
+  static const std::uint64_t plan = [] {
+    const char* text = std::getenv(trial_environment::kTestFailSync);
+    return text == nullptr ? std::uint64_t{0} : std::strtoull(text, nullptr, 10);
+  }();
+  static std::uint64_t syncs = 0;
+  return plan != 0 && ++syncs == plan;
+}
+
 void write_all(int fd, const std::string& text, const std::filesystem::path& path) {
   std::size_t done = 0;
   if (const int error = injected_write_failure(); error != 0) {
@@ -76,6 +91,8 @@ DiskError::DiskError(const std::string& operation, const std::filesystem::path& 
 Journal::Journal(const std::filesystem::path& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw file_error("cannot open the journal", path);
+  const off_t size = ::lseek(fd_, 0, SEEK_END);
+  written_size_ = synced_size_ = size > 0 ? static_cast<std::uint64_t>(size) : 0;
   sync_directory(path.parent_path());
 }
 
@@ -84,18 +101,33 @@ Journal::~Journal() {
 }
 
 void Journal::append(const nlohmann::json& record, bool sync) {
-  write_all(fd_, json_line(record) + '\n', path_);
+  const std::string line = json_line(record) + '\n';
+  write_all(fd_, line, path_);
+  written_size_ += line.size();
   if (sync && held_) {
     sync_owed_ = true;
-  } else if (sync && ::fdatasync(fd_) != 0) {
-    throw file_error("cannot sync the journal", path_);
+  } else if (sync) {
+    sync_now();
   }
 }
 
-void Journal::sync_held() {
-  if (!sync_owed_) return;
+void Journal::sync_now() {
+  const auto started = std::chrono::steady_clock::now();
+  if (injected_sync_failure()) {
+    (void)!::ftruncate(fd_, static_cast<off_t>(synced_size_));
+    errno = EIO;
+    throw file_error("cannot sync the journal", path_);
+  }
   if (::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
-  sync_owed_ = false;
+  sync_owed_ = false;  // every record written so far is on disk
+  synced_size_ = written_size_;
+  ++syncs_;
+  sync_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+void Journal::sync_held() {
+  if (sync_owed_) sync_now();
 }
 
 void Journal::release_syncs() {

@@ -58,7 +58,17 @@ class JournaledSearcher {
   /// Group commit (Journal::hold_syncs): the records of one batch share one sync.
   void hold_syncs() { journal_->hold_syncs(); }
   void release_syncs() { journal_->release_syncs(); }
-  void sync_held() { journal_->sync_held(); }
+  void stop_holding() { journal_->stop_holding(); }
+  void sync_held() {
+    if (journal_) journal_->sync_held();
+  }
+  void sync_written() {
+    if (journal_) journal_->sync_written();
+  }
+  [[nodiscard]] bool sync_owed() const { return journal_ && journal_->sync_owed(); }
+  /// The journal's fdatasync calls so far and the time spent in them (Journal::syncs).
+  [[nodiscard]] std::uint64_t syncs() const { return journal_ ? journal_->syncs() : 0; }
+  [[nodiscard]] double sync_seconds() const { return journal_ ? journal_->sync_seconds() : 0; }
 
   /// Replays the journal's records from the snapshot on (after restore; from the start
   /// without one), in order: runner records go to `apply` as they are, searcher records are

@@ -168,6 +168,9 @@ void Experiment::launch_waiting() {
 }
 
 std::optional<LaunchSpec> Experiment::prepare_launch(std::uint32_t i) {
+  // A process is told what the journal decided (its request id, hyperparameters, length):
+  // the records a batch left unsynced go to disk first (deliver_batch).
+  searcher_.sync_held();
   const TrialRecord& t = trials_[i];
   fs::create_directories(storage_);
   if (t.closed || !t.target) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "engine/report.hpp"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <ctime>
 #include <ostream>
@@ -12,6 +14,32 @@ namespace hpsearch::runner_detail {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The process's CPU time so far (user and system): the runner's whole cost, launches and
+// snapshots included, which bench/runner/run.sh divides by the validations handled.
+double process_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// experiment.json's "runner": the cost per validation handled (docs/runner.md).
+nlohmann::json runner_costs(const DecisionStats& d) {
+  const auto per_operation_ms = [&](double seconds) {
+    return d.count > 0 ? 1000 * seconds / static_cast<double>(d.count) : 0.0;
+  };
+  return {{"validations_handled", d.count},
+          {"batches", d.batches},
+          {"mean_decision_ms", per_operation_ms(d.seconds)},
+          {"mean_decision_cpu_ms", per_operation_ms(d.cpu_seconds)},
+          {"mean_decision_sync_ms", per_operation_ms(d.sync_seconds)},
+          {"batch_syncs", d.batch_syncs},
+          {"journal_syncs", d.run_syncs},
+          {"process_cpu_seconds", process_cpu_seconds()}};
+}
 
 std::string wall_clock_stamp() {
   // For log lines only: nothing the searcher decides reads it.
@@ -122,18 +150,13 @@ nlohmann::json Report::experiment_json(const char* state, const std::deque<Trial
     if (t.contains("job")) t["job"].erase("token");  // the channel's secret stays in the journal
     list.push_back(std::move(t));
   }
-  nlohmann::json j{
-      {"state", state},
-      {"metric", config_.searcher.metric},
-      {"smaller_is_better", config_.searcher.smaller_is_better},
-      {"seed", seed_},
-      {"progress", progress},
-      {"runner",
-       {{"validations_handled", decisions.count},
-        {"mean_decision_ms", decisions.count > 0
-                                 ? 1000 * decisions.seconds / static_cast<double>(decisions.count)
-                                 : 0.0}}},
-      {"trials", std::move(list)}};
+  nlohmann::json j{{"state", state},
+                   {"metric", config_.searcher.metric},
+                   {"smaller_is_better", config_.searcher.smaller_is_better},
+                   {"seed", seed_},
+                   {"progress", progress},
+                   {"runner", runner_costs(decisions)},
+                   {"trials", std::move(list)}};
   if (const auto b = best(trials)) {
     const TrialRecord& t = trials[b->trial];
     const Validation& v = t.validations[b->validation];

@@ -24,10 +24,17 @@ struct BestValidation {
   std::size_t validation = 0;
 };
 
-/// The runner's own cost per validation it answered.
+/// The runner's own cost per validation it answered: the batches that journaled something or
+/// handled a validation (Experiment::deliver_batch), their wall time, the CPU time the runner
+/// spent in them and the part of the wall time spent in the journal's fdatasync.
 struct DecisionStats {
-  std::uint64_t count = 0;
+  std::uint64_t count = 0;    ///< validations handled
+  std::uint64_t batches = 0;  ///< batches counted
   double seconds = 0;
+  double cpu_seconds = 0;
+  double sync_seconds = 0;
+  std::uint64_t batch_syncs = 0;  ///< fdatasync calls in those batches
+  std::uint64_t run_syncs = 0;    ///< every fdatasync of the journal in this run (launches too)
 };
 
 /// How many trials are in each outcome.

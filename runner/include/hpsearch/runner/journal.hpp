@@ -47,15 +47,37 @@ class Journal {
   void hold_syncs() { held_ = true; }
   /// Syncs what the held records asked for, once, and appends with their own syncs again.
   void release_syncs();
-  /// Syncs what the held records asked for now, syncs still held (a file about to be deleted
-  /// must be recorded as deleted first).
+  /// Appends with their own syncs again, but what the held records asked for stays owed: it is
+  /// paid by the next sync (sync_held, or a record appended with its sync). For a batch that
+  /// decided nothing anyone outside sees yet.
+  void stop_holding() { held_ = false; }
+  /// Syncs what the held records asked for now, if anything (a file about to be deleted must
+  /// be recorded as deleted first; a line for a trial waits for the records that decided it).
   void sync_held();
+  /// Syncs every record written, those that did not ask for a sync too (a snapshot counts the
+  /// records before it: they must be on disk before it is).
+  void sync_written() {
+    if (written_size_ > synced_size_) sync_now();
+  }
+  /// A record asked for a sync that has not happened yet.
+  [[nodiscard]] bool sync_owed() const { return sync_owed_; }
+
+  /// The fdatasync calls made so far and the wall time spent in them (the runner's cost per
+  /// operation is reported with its sync part apart: experiment.json's "runner").
+  [[nodiscard]] std::uint64_t syncs() const { return syncs_; }
+  [[nodiscard]] double sync_seconds() const { return sync_seconds_; }
 
  private:
+  void sync_now();
+
   std::filesystem::path path_;
   int fd_ = -1;
   bool held_ = false;
   bool sync_owed_ = false;  // a record appended while held asked for a sync
+  std::uint64_t syncs_ = 0;
+  double sync_seconds_ = 0;
+  std::uint64_t written_size_ = 0;  // the file's length: what is written
+  std::uint64_t synced_size_ = 0;   // and what of it the last sync made durable
 };
 
 /// What a journal holds.

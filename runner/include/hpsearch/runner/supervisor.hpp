@@ -114,6 +114,8 @@ class Supervisor {
 
   /// Waits up to `timeout_ms` for reports or connections, or for `wake_fd` to be readable.
   void wait(int timeout_ms, int wake_fd);
+  /// The last wait saw something to read (a report, a connection, an exit, the wake pipe).
+  [[nodiscard]] bool readable() const { return readable_; }
   /// Accepts connections, delivers the reports that arrived, then the exits.
   void deliver();
 

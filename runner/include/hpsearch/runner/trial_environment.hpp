@@ -46,6 +46,7 @@ inline constexpr char kHome[] = "HPSEARCH_HOME";
 inline constexpr char kSearcherRun[] = "HPSEARCH_SEARCHER_RUN";
 inline constexpr char kSearcherSim[] = "HPSEARCH_SEARCHER_SIM";
 inline constexpr char kTestFailWrite[] = "HPSEARCH_TEST_FAIL_WRITE";
+inline constexpr char kTestFailSync[] = "HPSEARCH_TEST_FAIL_SYNC";
 
 /// One variable: who sets it, when, and what it holds.
 struct Variable {
@@ -112,6 +113,9 @@ inline constexpr std::array kVariables{
     Variable{kTestFailWrite, "user", "tests only",
              "N[:ENOSPC, EROFS or EACCES]: from the runner's Nth journal or state write on, writes "
              "fail (a test hook)"},
+    Variable{kTestFailSync, "user", "tests only",
+             "N: the runner's Nth journal fdatasync loses what it had not synced yet and fails "
+             "with EIO, as a machine crash would (a test hook)"},
 };
 
 /// The table as docs/runner.md carries it (Markdown), for `searcher-run help environment`.
