@@ -58,10 +58,6 @@ Response json_response(const json& j, int status = 200) {
   return {status, kJson, dump(j)};
 }
 
-json metric_json(double value) {
-  return std::isfinite(value) ? json(value) : metric_to_json(value);
-}
-
 /// A positive integer path segment ("12"), else a 404 naming it.
 std::uint64_t id_segment(const std::string& text, const char* what) {
   std::uint64_t value = 0;
@@ -109,6 +105,12 @@ bool same_secret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
+}  // namespace
+
+// Named, not anonymous: Api::State holds it, and a unity build compiles this file inside
+// another (GCC's -Wsubobject-linkage).
+namespace api_detail {
+
 /// One experiment the UI serves: where its files are and what it last read of them.
 struct Entry {
   std::uint64_t id = 0;
@@ -128,7 +130,9 @@ struct Entry {
   json charts;
 };
 
-}  // namespace
+}  // namespace api_detail
+
+using api_detail::Entry;
 
 struct Api::State {
   ApiSettings settings;

@@ -14,13 +14,13 @@ namespace hpsearch::ui {
 
 using nlohmann::json;
 
-namespace {
-
-constexpr std::size_t kMaxCategories = 10;
-
 json metric_json(double value) {
   return std::isfinite(value) ? json(value) : metric_to_json(value);
 }
+
+namespace {
+
+constexpr std::size_t kMaxCategories = 10;
 
 std::vector<double> ranks(const std::vector<double>& values) {
   std::vector<std::size_t> order(values.size());

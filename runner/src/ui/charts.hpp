@@ -17,6 +17,9 @@ inline constexpr std::size_t kMaxChartTrials = 1000;
 /// At most this many learning curves (the best trials').
 inline constexpr std::size_t kMaxCurves = 150;
 
+/// A metric as the API writes it: finite values as numbers, others as metric_to_json's strings.
+[[nodiscard]] nlohmann::json metric_json(double value);
+
 /// The charts' data (docs/ui.md lists the fields); `id_of` gives a trial's id in the API.
 [[nodiscard]] nlohmann::json chart_data(
     const ExperimentView& view, const std::function<nlohmann::json(const TrialView&)>& id_of);
