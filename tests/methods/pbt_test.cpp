@@ -6,6 +6,7 @@
 // the explore step alone, from numpy's well-known seed-0 stream.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -401,4 +402,47 @@ TEST_CASE("pbt: the checkpoint field crosses the protocol both ways") {
       "create operation: checkpoint must be null or the parent trial's request id (a UUID "
       "string), got 17",
       ProtocolError);
+}
+
+TEST_CASE("pbt: a NaN metric ranks last, after an early exit") {
+  // Population 3, k = int(0.34 x 3) = 1: t0 reports NaN (a diverged trial: +infinity), t1
+  // exits early (MaxFloat64), t2 reports 5. Ranked t2, t1, t0: t0 is closed, t2 cloned.
+  const ExperimentConfig config = parse_config(pbt_yaml("", R"(  population_size: 3
+  num_rounds: 2
+  length_per_round: 10
+  replace_function: {truncate_fraction: 0.34}
+  explore_function: {resample_probability: 0, perturb_factor: 0}
+)"),
+                                               "pbt.yaml");
+  Searcher s = make_searcher(config.searcher, config.hyperparameters, 0);
+  std::vector<RequestId> ids;
+  for (const Create& c : all_of_type<Create>(s.initial_operations())) {
+    ids.push_back(c.request_id);
+    CHECK(s.handle(TrialCreated{c.request_id}).empty());
+  }
+  REQUIRE(ids.size() == 3);
+  CHECK(s.handle(ValidationCompleted{ids[0], std::nan(""), 10}).empty());
+  CHECK(s.handle(TrialExitedEarly{ids[1], ExitedReason::kErrored}).empty());
+  const std::vector<Operation> ops = s.handle(ValidationCompleted{ids[2], 5, 10});
+  REQUIRE(all_of_type<Close>(ops).size() == 1);
+  CHECK(all_of_type<Close>(ops)[0].request_id == ids[0]);
+  CHECK(only_create(ops).checkpoint == ids[2]);
+}
+
+TEST_CASE("pbt: the grid sampler caps the population at the grid's size") {
+  const ExperimentConfig config = parse_config(R"(hyperparameters:
+  a: {type: int, minval: 1, maxval: 10, count: 3}
+searcher:
+  name: pbt
+  metric: loss
+  population_size: 8
+  num_rounds: 2
+  length_per_round: 10
+  replace_function: {truncate_fraction: 0.5}
+  explore_function: {resample_probability: 0, perturb_factor: 0.5}
+  sampler: grid
+)",
+                                               "pbt.yaml");
+  Searcher s = make_searcher(config.searcher, config.hyperparameters, 0);
+  CHECK(all_of_type<Create>(s.initial_operations()).size() == 3);
 }
