@@ -925,8 +925,9 @@ TEST_CASE(
   // Population 2, rounds of 2, truncate 0.5, metric 1 / trial id. Round 1: trial 2 beats 1:
   // 1 closed, 2 cloned as 3 (from 2's checkpoint at 2). Round 2: 3 (no checkpoint of its own)
   // beats 2: 2 closed, whose save policy keeps only its latest checkpoint (at 4), and 3
-  // cloned as 4, which starts fresh (3 has no checkpoint). 3 then dies 3 s into its next
-  // operation; its restart needs 2's checkpoint at 2 again: the save policy kept it.
+  // cloned as 4, which starts fresh (3 has no checkpoint). 3 then dies at its next operation
+  // once runner.log says 2 was closed; its restart needs 2's checkpoint at 2 again: the save
+  // policy kept it.
   const fs::path dir = scratch("pbt-save-policy");
   const fs::path config = dir / "config.yaml";
   std::ofstream(config) << "entrypoint: python3 " << HPSEARCH_SOURCE_DIR

@@ -1,10 +1,12 @@
 """A Core API trial for the PBT test of the save policy (runner_binary_test.cpp). Its metric is
 1 / trial id (later trials are better). The first members checkpoint at every validation;
 clones (HPSEARCH_WARM_START_PARENT set) never checkpoint, print what they restored, and on
-their first launch, 3 s into their second operation, exit 3: their restart needs the parent's
-checkpoint again, after the parent was closed."""
+their first launch, at their second operation, wait until runner.log says their parent was
+closed (its save policy has run then), and exit 3: their restart needs the parent's checkpoint
+again."""
 import json
 import os
+import pathlib
 import sys
 import time
 
@@ -12,7 +14,9 @@ import determined as det
 
 info = det.get_cluster_info()
 trial_id = info.trial.trial_id
-clone = bool(os.environ.get("HPSEARCH_WARM_START_PARENT"))
+parent = os.environ.get("HPSEARCH_WARM_START_PARENT")
+clone = bool(parent)
+runner_log = pathlib.Path(os.environ["HPSEARCH_TRIAL_DIR"]).parent.parent / "runner.log"
 
 with det.core.init() as ctx:
     if info.latest_checkpoint is not None:
@@ -21,7 +25,9 @@ with det.core.init() as ctx:
     first_op = True
     for op in ctx.searcher.operations():
         if clone and not first_op and info.trial.trial_run_id == 1:
-            time.sleep(3)
+            deadline = time.monotonic() + 300
+            while f"({parent}) closed" not in runner_log.read_text() and time.monotonic() < deadline:
+                time.sleep(0.05)
             sys.exit(3)
         first_op = False
         if not clone:
