@@ -926,7 +926,7 @@ TEST_CASE(
   // 1 closed, 2 cloned as 3 (from 2's checkpoint at 2). Round 2: 3 (no checkpoint of its own)
   // beats 2: 2 closed, whose save policy keeps only its latest checkpoint (at 4), and 3
   // cloned as 4, which starts fresh (3 has no checkpoint). 3 then dies at its next operation
-  // once runner.log says 2 was closed; its restart needs 2's checkpoint at 2 again: the save
+  // once the journal has 2's trial_closed; its restart needs 2's checkpoint at 2 again: the save
   // policy kept it.
   const fs::path dir = scratch("pbt-save-policy");
   const fs::path config = dir / "config.yaml";
@@ -954,7 +954,10 @@ TEST_CASE(
        at = out.find("restored {\"trial\": 2, \"length\": 2}", at + 1)) {
     ++restored;
   }
-  CHECK(restored == 2);  // both launches of the clone got its parent's checkpoint at 2
+  // Every launch of the clone got its parent's checkpoint at 2 (one more if it was paused
+  // between its operations), the one after the crash too, and it completed both operations.
+  CHECK(restored >= 2);
+  CHECK(clone["validations"].size() == 2);
   const std::string log = read_file(dir / "exp" / "runner.log");
   CHECK(log.find("starts fresh: its parent has no checkpoint yet") != std::string::npos);
   CHECK_FALSE(exp["trials"][3].contains("warm_start"));
