@@ -13,6 +13,7 @@
 
 #include "hpsearch/methods/adaptive_asha.hpp"
 #include "hpsearch/methods/asha.hpp"
+#include "hpsearch/methods/pbt.hpp"
 #include "hpsearch/searcher/assert.hpp"
 #include "hpsearch/searcher/space_encoding.hpp"
 #include "parsers.hpp"
@@ -26,7 +27,7 @@ struct Retired {
   std::string_view name;
   std::string_view advice;
 };
-constexpr std::array<Retired, 4> kRetired{{
+constexpr std::array<Retired, 3> kRetired{{
     {"sync_halving",
      "has been removed and is not valid for new experiments; use "
      "'async_halving' (or 'adaptive_asha') instead"},
@@ -36,9 +37,6 @@ constexpr std::array<Retired, 4> kRetired{{
     {"adaptive_simple",
      "has been removed and is not valid for new experiments; use "
      "'adaptive_asha' instead"},
-    {"pbt",
-     "was removed in Determined 0.18 and is not provided by hpsearch; use "
-     "'adaptive_asha' or 'random' instead"},
 }};
 
 // The fields every searcher has.
@@ -288,7 +286,8 @@ struct MethodRow {
   /// The max_length it trains to; none when each trial decides its own (single, random, grid).
   std::optional<Length> (*length)(const SearcherParser&);
   MethodConfig (*parse)(const SearcherParser&, std::uint64_t max_length);
-  AnyMethod (*make)(const MethodConfig&, std::optional<std::uint64_t> capacity);
+  AnyMethod (*make)(const MethodConfig&, std::optional<std::uint64_t> capacity,
+                    const HyperparameterSpace& space);
 };
 
 struct SamplerRow {
@@ -309,6 +308,72 @@ std::optional<Length> asha_length(const SearcherParser& p) {
   return p.asha_length();
 }
 
+// PBT (Determined 0.15-0.17, spec 3.10): length_per_round and num_rounds; a trial that
+// survives every round trains num_rounds x length_per_round, the length reported as max_length.
+Length pbt_round_length(const SearcherParser& p) {
+  return p.length_value(
+      p.map.require("length_per_round",
+                    " (how long each member trains per round, e.g. length_per_round: "
+                    "{batches: 600})"),
+      p.map.path_of("length_per_round"));
+}
+std::uint64_t pbt_rounds(const SearcherParser& p) {
+  return p.required_count("num_rounds", 1, " (how many rounds of train, truncate and explore)");
+}
+std::optional<Length> pbt_length(const SearcherParser& p) {
+  Length round = pbt_round_length(p);
+  const std::uint64_t rounds = pbt_rounds(p);
+  if (round.units > std::numeric_limits<std::uint64_t>::max() / rounds) {
+    p.reader.fail(p.map.get("num_rounds"), p.map.path_of("num_rounds"),
+                  "num_rounds x length_per_round overflows a 64-bit length");
+  }
+  round.units *= rounds;
+  return round;
+}
+// A number in [0, hi] under one of PBT's function maps, e.g. replace_function.truncate_fraction.
+double pbt_fraction(const Reader& reader, const Map& map, std::string_view key, double hi,
+                    std::string_view hint) {
+  const Node& node = map.require(key, hint);
+  const double value = read_number(reader, node, map.path_of(key));
+  if (!(value >= 0 && value <= hi)) {
+    std::ostringstream range;
+    range << "[0, " << hi << "]";
+    reader.fail(node, map.path_of(key),
+                "must be a number in " + range.str() + ", got " + node.text());
+  }
+  return value;
+}
+PbtConfig pbt_config(const SearcherParser& p) {
+  PbtConfig config;
+  config.population_size =
+      p.required_count("population_size", 1, " (how many trials train in each round)");
+  config.num_rounds = pbt_rounds(p);
+  config.length_per_round = pbt_round_length(p).units;
+  const Map replace(p.reader,
+                    p.map.require("replace_function",
+                                  " (e.g. replace_function: "
+                                  "{truncate_fraction: 0.2})"),
+                    p.map.path_of("replace_function"), {"truncate_fraction"},
+                    "of replace_function");
+  config.truncate_fraction =
+      pbt_fraction(p.reader, replace, "truncate_fraction", 0.5,
+                   " (the share of the population replaced after each round, 0 to 0.5)");
+  const Map explore(p.reader,
+                    p.map.require("explore_function",
+                                  " (e.g. explore_function: {resample_probability: 0.2, "
+                                  "perturb_factor: 0.2})"),
+                    p.map.path_of("explore_function"), {"resample_probability", "perturb_factor"},
+                    "of explore_function");
+  config.resample_probability =
+      pbt_fraction(p.reader, explore, "resample_probability", 1,
+                   " (the chance that a clone's hyperparameter is drawn anew)");
+  config.perturb_factor =
+      pbt_fraction(p.reader, explore, "perturb_factor", 1,
+                   " (a clone's other numeric hyperparameters are multiplied by 1 - factor or "
+                   "1 + factor)");
+  return config;
+}
+
 const std::vector<MethodRow>& method_rows() {
   static const std::vector<MethodRow> rows{
       {{"single", "one trial trained to max_length", {"max_length"}, {"single"}},
@@ -316,7 +381,7 @@ const std::vector<MethodRow>& method_rows() {
        [](const SearcherParser&, std::uint64_t max_length) -> MethodConfig {
          return SingleConfig{max_length};
        },
-       [](const MethodConfig& c, std::optional<std::uint64_t>) {
+       [](const MethodConfig& c, std::optional<std::uint64_t>, const HyperparameterSpace&) {
          return AnyMethod(RandomSearch(std::get<SingleConfig>(c)));
        }},
       {{"random",
@@ -329,7 +394,8 @@ const std::vector<MethodRow>& method_rows() {
                              .max_trials = p.max_trials(),
                              .max_concurrent_trials = p.max_concurrent_trials()};
        },
-       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity,
+          const HyperparameterSpace&) {
          RandomConfig config = std::get<RandomConfig>(c);
          config.max_trials = capped(config.max_trials, capacity);
          return AnyMethod(RandomSearch(config));
@@ -343,7 +409,8 @@ const std::vector<MethodRow>& method_rows() {
          return GridConfig{.max_length = max_length,
                            .max_concurrent_trials = p.max_concurrent_trials()};
        },
-       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity,
+          const HyperparameterSpace&) {
          HPSEARCH_ASSERT(capacity.has_value(), "the grid method needs the grid sampler");
          return AnyMethod(GridSearch(std::get<GridConfig>(c), *capacity));
        }},
@@ -366,7 +433,8 @@ const std::vector<MethodRow>& method_rows() {
                             config.num_rungs, config.divisor);
          return config;
        },
-       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity,
+          const HyperparameterSpace&) {
          AshaConfig config = std::get<AshaConfig>(c);
          config.max_trials = capped(config.max_trials, capacity);
          return AnyMethod(AshaSearch(config));
@@ -395,10 +463,24 @@ const std::vector<MethodRow>& method_rows() {
          }
          return config;
        },
-       [](const MethodConfig& c, std::optional<std::uint64_t> capacity) {
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity,
+          const HyperparameterSpace&) {
          AdaptiveAshaConfig config = std::get<AdaptiveAshaConfig>(c);
          config.max_trials = capped(config.max_trials, capacity);
          return AnyMethod(AdaptiveAsha(config));
+       }},
+      {{"pbt",
+        "population-based training: rounds of train, truncate, clone and explore",
+        {"population_size", "num_rounds", "length_per_round", "replace_function",
+         "explore_function"},
+        {"pbt"}},
+       pbt_length,
+       [](const SearcherParser& p, std::uint64_t) -> MethodConfig { return pbt_config(p); },
+       [](const MethodConfig& c, std::optional<std::uint64_t> capacity,
+          const HyperparameterSpace& space) {
+         PbtConfig config = std::get<PbtConfig>(c);
+         config.population_size = capped(config.population_size, capacity);
+         return AnyMethod(PbtSearch(config, space));
        }},
   };
   return rows;
@@ -700,8 +782,9 @@ AnySampler make_sampler(const SamplerConfig& config, const HyperparameterSpace& 
   return config_detail::sampler_rows()[config.index()].make(config, space);
 }
 
-AnyMethod make_method(const MethodConfig& config, std::optional<std::uint64_t> capacity) {
-  return config_detail::method_rows()[config.index()].make(config, capacity);
+AnyMethod make_method(const MethodConfig& config, std::optional<std::uint64_t> capacity,
+                      const HyperparameterSpace& space) {
+  return config_detail::method_rows()[config.index()].make(config, capacity, space);
 }
 
 SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& method,
@@ -732,7 +815,7 @@ Searcher make_searcher(const SearcherSettings& settings, HyperparameterSpace spa
   }
   AnySampler sampler =
       make_sampler(choose_sampler(settings.sampler, settings.method, space).sampler, space);
-  AnyMethod method = make_method(settings.method, sampler.capacity());
+  AnyMethod method = make_method(settings.method, sampler.capacity(), space);
   return Searcher(std::move(method), std::move(sampler), seed, settings.smaller_is_better);
 }
 

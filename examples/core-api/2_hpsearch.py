@@ -20,7 +20,13 @@ def main(core_context, info):
     if info.latest_checkpoint is not None:
         with core_context.checkpoint.restore_path(info.latest_checkpoint) as path:
             state = json.loads((path / "state.json").read_text())
-        batch, x = state["batch"], state["x"]
+        x = state["x"]
+        if state.get("trial_id", info.trial.trial_id) == info.trial.trial_id:
+            batch = state["batch"]  # resuming: train on from where this trial stopped
+        else:
+            # Another trial's checkpoint (a PBT clone's parent): its weights, with this trial's
+            # own hyperparameters, and training counted from 0, as Determined's warm start.
+            logging.info(f"warm start from checkpoint {info.latest_checkpoint} of trial {state['trial_id']}")
 
     for op in core_context.searcher.operations():
         while batch < op.length:
@@ -33,7 +39,7 @@ def main(core_context, info):
         loss = validation_loss(x, hparams["noise"])
         core_context.train.report_validation_metrics(steps_completed=batch, metrics={"validation_loss": loss})
         with core_context.checkpoint.store_path({"steps_completed": batch}) as (path, _):
-            (path / "state.json").write_text(json.dumps({"batch": batch, "x": x}))
+            (path / "state.json").write_text(json.dumps({"batch": batch, "x": x, "trial_id": info.trial.trial_id}))
         op.report_completed(loss)
 
 

@@ -79,6 +79,7 @@ class Searcher:
 
     Operations are dicts:
       {"type": "create", "request_id": "ac0a7f8c-...", "trial_seed": 441365315, "hparams": {...}}
+        (a pbt clone's create also has "checkpoint": the parent's request id)
       {"type": "validate_after", "request_id": "...", "length": 100}
       {"type": "close", "request_id": "..."}
       {"type": "shutdown", "cancel": False, "failure": False}

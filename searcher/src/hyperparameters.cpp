@@ -51,4 +51,8 @@ nlohmann::json sample(const HyperparameterSpace& space, Rng& rng) {
   return out;
 }
 
+nlohmann::json sample_one(const Hyperparameter& hp, Rng& rng) {
+  return std::visit(Sampler{rng}, hp);
+}
+
 }  // namespace hpsearch

@@ -10,10 +10,13 @@ namespace {
 
 struct OperationToJson {
   nlohmann::json operator()(const Create& op) const {
-    return {{"type", "create"},
-            {"request_id", op.request_id.to_string()},
-            {"trial_seed", op.trial_seed},
-            {"hparams", op.hparams}};
+    nlohmann::json j{{"type", "create"},
+                     {"request_id", op.request_id.to_string()},
+                     {"trial_seed", op.trial_seed},
+                     {"hparams", op.hparams}};
+    // Omitted for a fresh start, so every answer written before the field existed is unchanged.
+    if (op.checkpoint) j["checkpoint"] = op.checkpoint->to_string();
+    return j;
   }
   nlohmann::json operator()(const ValidateAfter& op) const {
     return {{"type", "validate_after"},
@@ -142,7 +145,21 @@ void from_json(const nlohmann::json& j, Operation& op) {
     if (!hparams.is_object()) {
       throw ProtocolError("create operation: hparams must be an object, got " + hparams.dump());
     }
-    op = Create{id_field(j, type), static_cast<std::uint32_t>(seed), hparams};
+    Create create{id_field(j, type), static_cast<std::uint32_t>(seed), hparams};
+    // Optional: null or absent is a fresh start, else the parent's request id.
+    if (j.contains("checkpoint") && !j.at("checkpoint").is_null()) {
+      const nlohmann::json& parent = j.at("checkpoint");
+      std::optional<RequestId> id;
+      if (parent.is_string()) id = RequestId::parse(parent.get_ref<const std::string&>());
+      if (!id) {
+        throw ProtocolError(
+            "create operation: checkpoint must be null or the parent trial's request id (a "
+            "UUID string), got " +
+            parent.dump());
+      }
+      create.checkpoint = *id;
+    }
+    op = std::move(create);
   } else if (type == "validate_after") {
     op = ValidateAfter{id_field(j, type), unsigned_field(j, "length", type), std::nullopt};
   } else if (type == "close") {

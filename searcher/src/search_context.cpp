@@ -5,10 +5,17 @@ namespace hpsearch {
 Create sample_create(SearchContext& ctx) {
   // Determined evaluates the sample first (it is an argument of NewCreate), then the id, then
   // the seed; the draw order is part of the seed -> trials contract.
+  nlohmann::json hparams = ctx.sampler.propose(ctx.rng, ctx.next_trial);
+  return make_create(ctx, std::move(hparams), std::nullopt);
+}
+
+Create make_create(SearchContext& ctx, nlohmann::json hparams,
+                   std::optional<RequestId> checkpoint) {
   Create create;
-  create.hparams = ctx.sampler.propose(ctx.rng, ctx.next_trial);
+  create.hparams = std::move(hparams);
   create.request_id = ctx.rng.request_id();
   create.trial_seed = ctx.rng.trial_seed();
+  create.checkpoint = checkpoint;
   create.trial_index = ctx.next_trial++;
   return create;
 }

@@ -24,7 +24,10 @@ struct SimTrial {
   RequestId id;
   std::vector<double> x;
   std::uint64_t trained = 0;  // length of the last validation, where its checkpoint is
-  std::uint64_t target = 0;   // the outstanding validate_after length
+  // A clone (Create with a checkpoint, PBT) starts from its parent's checkpoint: it continues
+  // the parent's learning curve from there, so the workload sees `warm + trained`.
+  std::uint64_t warm = 0;
+  std::uint64_t target = 0;  // the outstanding validate_after length
   bool has_target = false;
   bool on_worker = false;  // holds a worker (training, or saving its checkpoint)
   bool queued = false;     // waits for a worker
@@ -125,10 +128,10 @@ class Engine {
         TrialRecord& record = summary_.timeline.trials[i];
         const SimTrial& t = trials_[i];
         record.restarts = t.restarts;
-        record.outcome = t.errored                  ? TrialOutcome::kErrored
-                         : t.trained >= max_length_ ? TrialOutcome::kCompleted
-                         : t.closed                 ? TrialOutcome::kStopped
-                                                    : TrialOutcome::kUnfinished;
+        record.outcome = t.errored                           ? TrialOutcome::kErrored
+                         : t.warm + t.trained >= max_length_ ? TrialOutcome::kCompleted
+                         : t.closed                          ? TrialOutcome::kStopped
+                                                             : TrialOutcome::kUnfinished;
       }
       summary_.timeline.worker_speeds = speeds_;
     }
@@ -187,6 +190,11 @@ class Engine {
     t.id = create.request_id;
     t.x = workload_.locate(inputs_.read(create.hparams));
     t.cost_factor = lognormal(config_rng_, options_.cost.config_sigma);
+    if (create.checkpoint) {
+      // The parent's latest checkpoint is at its last validation (the round's end, for PBT).
+      const SimTrial& parent = trials_[index_of(*create.checkpoint)];
+      t.warm = parent.warm + parent.trained;
+    }
     index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
     trials_.push_back(std::move(t));
     if (options_.timeline) summary_.timeline.trials.push_back(TrialRecord{create.request_id});
@@ -228,7 +236,8 @@ class Engine {
   void begin_span(std::uint32_t index, double start) {
     SimTrial& t = trials_[index];
     const CostModel& cost = options_.cost;
-    double seconds = nominal_training_time(t.trained, t.target) * t.cost_factor / speeds_[t.worker];
+    double seconds = nominal_training_time(t.warm + t.trained, t.warm + t.target) * t.cost_factor /
+                     speeds_[t.worker];
     seconds *= lognormal(span_noise_, cost.noise_sigma);
     if (cost.straggler_probability > 0 &&
         boost::random::uniform_01<double>()(straggler_rng_) < cost.straggler_probability) {
@@ -258,7 +267,8 @@ class Engine {
       t.on_worker = true;
       t.worker_since = now_;
       double start = now_ + options_.cost.startup_seconds;
-      if (t.trained > 0) start += options_.cost.restore_seconds;  // from its checkpoint
+      // From its own checkpoint, or a clone from its parent's.
+      if (t.trained > 0 || t.warm > 0) start += options_.cost.restore_seconds;
       begin_span(index, start);
     }
   }
@@ -269,7 +279,7 @@ class Engine {
     t.trained = t.target;
     t.has_target = false;
     ++summary_.validations_per_length[t.trained];
-    const double z = fidelity(t.trained);
+    const double z = fidelity(t.warm + t.trained);
     const double value = options_.metric ? options_.metric(index, z) : workload_.value(t.x, z);
     double observed = value;
     if (options_.metric_noise > 0) {
@@ -280,7 +290,7 @@ class Engine {
       summary_.timeline.validations.push_back({now_, index, t.trained, value});
       summary_.timeline.trials[index].lengths.push_back(t.trained);
     }
-    if (t.trained >= max_length_) {
+    if (t.warm + t.trained >= max_length_) {
       if (!summary_.first_full_length_at) summary_.first_full_length_at = now_;
       if (!best_observed_ || observed < *best_observed_) {
         best_observed_ = observed;

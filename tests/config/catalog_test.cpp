@@ -34,8 +34,8 @@ TEST_CASE("catalog: rows are in the order of the config variants") {
   const auto methods = names_by_alternative<MethodConfig>(
       method_name, std::make_index_sequence<std::variant_size_v<MethodConfig>>());
   REQUIRE(methods.size() == catalog_methods().size());
-  CHECK(methods ==
-        std::vector<std::string>{"single", "random", "grid", "async_halving", "adaptive_asha"});
+  CHECK(methods == std::vector<std::string>{"single", "random", "grid", "async_halving",
+                                            "adaptive_asha", "pbt"});
   const auto samplers = names_by_alternative<SamplerConfig>(
       sampler_name, std::make_index_sequence<std::variant_size_v<SamplerConfig>>());
   REQUIRE(samplers.size() == catalog_samplers().size());

@@ -161,7 +161,7 @@ TEST_CASE("config: missing required fields name the field and say what it is") {
                      "max_time)");
   CHECK_CONFIG_ERROR("searcher: {metric: m}\n",
                      "exp.yaml:1:11: searcher.name: missing required field (one of 'single', "
-                     "'random', 'grid', 'async_halving', 'adaptive_asha')");
+                     "'random', 'grid', 'async_halving', 'adaptive_asha', 'pbt')");
 }
 
 TEST_CASE("config: wrong types name the value found") {
@@ -256,7 +256,7 @@ TEST_CASE("config: end-of-life and unknown searchers say what to use instead") {
                      "removed and is not valid for new experiments; use 'adaptive_asha' instead");
   CHECK_CONFIG_ERROR("searcher: {name: bayes, metric: m}\n",
                      "exp.yaml:1:18: searcher.name: must be one of 'single', 'random', 'grid', "
-                     "'async_halving', 'adaptive_asha', got 'bayes'");
+                     "'async_halving', 'adaptive_asha', 'pbt', got 'bayes'");
 }
 
 TEST_CASE("config: grid needs a count for int, double and log hyperparameters, at any depth") {

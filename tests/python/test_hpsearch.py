@@ -83,6 +83,24 @@ class SearcherTest(unittest.TestCase):
                              check=True, capture_output=True, text=True, env=SIM_ENV).stdout
         self.assertEqual([json.loads(line) for line in out.splitlines()], answers)
 
+    def test_pbt_clones_carry_their_parent_as_drive_does(self):
+        # PBT's clones: creates with "checkpoint" (the parent's request id), across a restore.
+        pbt = SOURCE / "examples/learning_curves_pbt.yaml"
+        events = []
+        make = lambda: hpsearch.Searcher(pbt, seed=4)
+        searcher, answers = play(make(), events, restart_at=40, make=make)
+        self.assertEqual(searcher.progress, 1.0)
+        creates = [op for a in answers for op in a.get("operations", []) if op["type"] == "create"]
+        ids = [op["request_id"] for op in creates]
+        clones = [op for op in creates if "checkpoint" in op]
+        self.assertEqual(len(creates), 8 + 3 * 2)  # 8 members, 2 clones after each of 3 rounds
+        self.assertEqual(len(clones), 6)
+        self.assertTrue(all(ids.index(op["checkpoint"]) < ids.index(op["request_id"]) for op in clones))
+        lines = "".join(json.dumps(e) + "\n" for e in events)
+        out = subprocess.run([SIM, "drive", "--config", pbt, "--seed", "4"], input=lines,
+                             check=True, capture_output=True, text=True, env=SIM_ENV).stdout
+        self.assertEqual([json.loads(line) for line in out.splitlines()], answers)
+
     def test_typed_calls_and_snapshot_equal_drive(self):
         s = hpsearch.Searcher(ASHA, seed=5)
         ops = s.initial_operations()

@@ -186,6 +186,31 @@ def hpsearch():
         check("training loss" in texts and "validation validation_loss" in texts, (n, texts))
 
 
+def pbt():
+    # 4 members, 3 rounds of 16, truncate 0.25: one member closed and one clone per round end,
+    # so 6 trials; trials 5 and 6 are clones and start from their parent's checkpoint.
+    exp, e = search(examples / "pbt.yaml")
+    check(e["state"] == "completed", e["state"])
+    trials = e["trials"]
+    check(len(trials) == 6, len(trials))
+    runner_log = (exp / "runner.log").read_text()
+    for n in (5, 6):
+        parent = trials[n - 1].get("parent")
+        check(parent is not None, f"trial {n} has no parent: {trials[n - 1]}")
+        (k,) = [i for i, t in enumerate(trials, start=1) if t["request_id"] == parent]
+        check(k < n, (n, k))
+        # The parent had checkpointed at the end of its round: the clone got that checkpoint
+        # (the script says whose it restored) and trained 16 batches of its own from it.
+        log = output(exp, n)
+        check(f"of trial {k}" in log and "warm start from checkpoint" in log, log)
+        steps = [r["steps_completed"] for r in reports(exp, n, "validation")]
+        check(steps and steps[0] == 16, (n, steps))
+        check("starts from its parent's checkpoint at 16" in runner_log
+              or "starts from its parent's checkpoint at 32" in runner_log, runner_log)
+    for n in (1, 2, 3, 4):
+        check("warm start" not in output(exp, n), f"trial {n} is not a clone")
+
+
 def hpsearch_metrics():
     exp, e = search(examples / "hpsearch-metrics.yaml")
     check(e["state"] == "completed", e["state"])
@@ -321,7 +346,7 @@ cases = {"metrics": metrics, "metrics-0.38": metrics_038, "grid-0.38": grid_038,
          "distributed-torchrun": distributed,
          "distributed-plain": lambda: distributed("python3 -m determined.launch.torch_distributed python3 4_distributed.py"),
          "torch-digits": torch_digits, "json-encode": json_encode, "members": members,
-         "sharded": sharded}
+         "sharded": sharded, "pbt": pbt}
 try:
     # The examples are Determined scripts as they are: the import, and nothing of hpsearch's own.
     for script in [*examples.glob("*.py"), source / "examples" / "torch-mlp-digits" / "train.py"]:

@@ -1017,3 +1017,46 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE(
+    "searcher-run: a PBT clone restarts from its parent's checkpoint after the parent closed") {
+  // Population 2, rounds of 2, truncate 0.5, metric 1 / trial id. Round 1: trial 2 beats 1:
+  // 1 closed, 2 cloned as 3 (from 2's checkpoint at 2). Round 2: 3 (no checkpoint of its own)
+  // beats 2: 2 closed, whose save policy keeps only its latest checkpoint (at 4), and 3
+  // cloned as 4, which starts fresh (3 has no checkpoint). 3 then dies at its next operation
+  // once the journal has 2's trial_closed; its restart needs 2's checkpoint at 2 again: the save
+  // policy kept it.
+  const fs::path dir = scratch("pbt-save-policy");
+  const fs::path config = dir / "config.yaml";
+  std::ofstream(config) << "entrypoint: python3 " << HPSEARCH_SOURCE_DIR
+                        << "/tests/runner/trials/pbt_trial.py\n"
+                           "checkpoint_storage: {save_trial_latest: 1, save_trial_best: 0}\n"
+                           "searcher:\n  name: pbt\n  metric: loss\n  population_size: 2\n"
+                           "  num_rounds: 3\n  length_per_round: 2\n"
+                           "  replace_function: {truncate_fraction: 0.5}\n"
+                           "  explore_function: {resample_probability: 0, perturb_factor: 0}\n"
+                           "hyperparameters:\n  x: 1\n";
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
+  CHECK(run.code == 0);
+  const nlohmann::json exp = experiment(dir / "exp");
+  REQUIRE(exp["trials"].size() == 4);
+  CHECK(exp["state"] == "completed");
+  const nlohmann::json& clone = exp["trials"][2];
+  CHECK(clone["parent"] == exp["trials"][1]["request_id"]);
+  CHECK(clone["restarts"] == 1);
+  const std::string out = read_file(fs::path(clone["directory"].get<std::string>()) / "output.log");
+  std::size_t restored = 0;
+  for (std::size_t at = out.find("restored {\"trial\": 2, \"length\": 2}"); at != std::string::npos;
+       at = out.find("restored {\"trial\": 2, \"length\": 2}", at + 1)) {
+    ++restored;
+  }
+  // Every launch of the clone got its parent's checkpoint at 2 (one more if it was paused
+  // between its operations), the one after the crash too, and it completed both operations.
+  CHECK(restored >= 2);
+  CHECK(clone["validations"].size() == 2);
+  const std::string log = read_file(dir / "exp" / "runner.log");
+  CHECK(log.find("starts fresh: its parent has no checkpoint yet") != std::string::npos);
+  CHECK_FALSE(exp["trials"][3].contains("warm_start"));
+}

@@ -195,3 +195,35 @@ TEST_CASE("drive: --explain adds the reason to decided operations only") {
                               "rank":1,"of":1,"cutoff":1,"metric":0.25,
                               "text":"ranked 1 of 1 at rung 0 (length 2); the top 1 continue"}})"));
 }
+
+TEST_CASE("drive: a pbt clone's create carries its parent in checkpoint, across a restore") {
+  // Population 2, truncate 0.5: after round 1 the better trial (metric 1 < 2) is cloned.
+  const PbtConfig config{
+      .population_size = 2, .num_rounds = 2, .length_per_round = 10, .truncate_fraction = 0.5};
+  Searcher s = make_searcher(config, HyperparameterSpace(), 0);
+  const nlohmann::json start = drive_line(s, R"({"event":"initial_operations"})");
+  const std::string a = start["operations"][0]["request_id"];
+  const std::string b = start["operations"][2]["request_id"];
+  CHECK(a == kA);
+  CHECK_FALSE(start["operations"][0].contains("checkpoint"));
+  for (const std::string& id : {a, b}) {
+    CHECK(answer(s, R"({"event":"trial_created","request_id":")" + id + "\"}") ==
+          R"({"operations":[]})");
+  }
+  CHECK(answer(s, R"({"event":"validation_completed","request_id":")" + a +
+                      R"(","metric":1,"length":10})") == R"({"operations":[]})");
+  const nlohmann::json snapshot = drive_line(s, R"({"event":"snapshot"})");
+  Searcher restored = make_searcher(config, HyperparameterSpace(), 0);
+  CHECK(drive_line(restored, json_line({{"event", "restore"}, {"snapshot", snapshot["snapshot"]}}))
+            .value("error", "") == "");
+  const std::string last =
+      R"({"event":"validation_completed","request_id":")" + b + R"(","metric":2,"length":10})";
+  const nlohmann::json ops = drive_line(s, last)["operations"];
+  CHECK(drive_line(restored, last)["operations"] == ops);
+  // close b, create the clone of a (checkpoint a), its validate_after, a's next round.
+  REQUIRE(ops.size() == 4);
+  CHECK(ops[0] == nlohmann::json{{"type", "close"}, {"request_id", b}});
+  CHECK(ops[1]["type"] == "create");
+  CHECK(ops[1]["checkpoint"] == a);
+  CHECK(ops[3] == nlohmann::json{{"type", "validate_after"}, {"request_id", a}, {"length", 20}});
+}

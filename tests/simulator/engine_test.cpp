@@ -2,6 +2,7 @@
 // seconds_per_unit 1, a trial trained to L holds a worker for L seconds (+ overheads).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <sstream>
@@ -164,4 +165,32 @@ TEST_CASE("engine: the workload cost curve charges its fixed part on the first s
   CHECK(s.validations_per_length == std::map<std::uint64_t, std::uint64_t>{{4, 1}, {8, 1}});
   CHECK(std::abs(s.wall_time - 8.0) < 1e-9);
   CHECK(std::abs(*s.first_full_length_at - 8.0) < 1e-9);
+}
+
+TEST_CASE("engine: a PBT clone continues its parent's learning curve (the warm start)") {
+  // Population 2, rounds of 10, truncate 0.5: after round 1 (both at 10 of 20) trial 0 (the
+  // better: metric = creation index) is continued to 20 and cloned as trial 2, which trains
+  // 10 of its own from trial 0's checkpoint at 10: the workload sees it at 10 + 10 = 20, the
+  // full length, and the 10 units cost what units 10 to 20 of the curve cost.
+  const PbtConfig config{
+      .population_size = 2, .num_rounds = 2, .length_per_round = 10, .truncate_fraction = 0.5};
+  const HyperparameterSpace hps = branin_space();
+  Searcher searcher = make_searcher(config, hps, 3);
+  const auto workload = make_workload("mf-branin");
+  std::vector<std::pair<std::uint64_t, double>> seen;
+  RunOptions options{.workers = 2};
+  options.metric = [&](std::uint64_t trial, double fidelity) {
+    seen.emplace_back(trial, fidelity);
+    return static_cast<double>(trial);
+  };
+  const RunSummary s = run_simulation(searcher, *workload, hps, 20, options);
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen ==
+        std::vector<std::pair<std::uint64_t, double>>{{0, 0.5}, {0, 1.0}, {1, 0.5}, {2, 1.0}});
+  CHECK(s.trials_created == 3);
+  CHECK(s.training_units == 40);  // each trial's own units: 20 + 10 + 10
+  CHECK(s.validations_per_length == std::map<std::uint64_t, std::uint64_t>{{10, 3}, {20, 1}});
+  CHECK(s.wall_time == 20);
+  CHECK(s.first_full_length_at == 20.0);
+  CHECK(s.shutdown == Shutdown{false, false});
 }

@@ -359,6 +359,7 @@ void Experiment::apply(const std::vector<Operation>& ops) {
       t.id = create->request_id;
       t.trial_seed = create->trial_seed;
       t.hparams = create->hparams;
+      if (create->checkpoint) start_from_parent(t, *create->checkpoint);
       add_trial(std::move(t));
       // In the experiment store: the trial's global id, given now so ids follow creation.
       if (options_.trial_id)
@@ -391,8 +392,38 @@ double Experiment::wall_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// A clone starts from its parent's latest checkpoint as it is now (the parent trains on and
+// checkpoints again); a parent without one yet gives a fresh start, said in runner.log.
+void Experiment::start_from_parent(TrialRecord& t, const RequestId& parent_id) {
+  const std::uint32_t parent = index_of(parent_id);
+  t.parent = parent_id;
+  t.warm_start = trials_[parent].checkpoint;
+  if (replaying_) return;
+  const std::string who = "trial " + t.id.to_string() + " (a clone of " + name(parent) + ")";
+  if (t.warm_start) {
+    report_.log(who + " starts from its parent's checkpoint at " +
+                std::to_string(t.warm_start->length) + " (" +
+                (t.warm_start->storage_id.empty() ? t.warm_start->path : t.warm_start->storage_id) +
+                ")");
+  } else {
+    report_.log(who + " starts fresh: its parent has no checkpoint yet");
+  }
+}
+
+// Checkpoints that clones still start from: their parents' save policy keeps them.
+std::set<std::string> Experiment::warm_start_holds() const {
+  std::set<std::string> held;
+  for (const std::uint32_t i : clones_) {
+    const TrialRecord& t = trials_[i];
+    if (!t.closed && !t.checkpoint && t.warm_start && !t.warm_start->storage_id.empty())
+      held.insert(t.warm_start->storage_id);
+  }
+  return held;
+}
+
 void Experiment::add_trial(TrialRecord t) {
   validations_recorded_ += t.validations.size();  // a trial restored from a snapshot has some
+  if (t.parent) clones_.push_back(static_cast<std::uint32_t>(trials_.size()));
   index_.insert(t.id, static_cast<std::uint32_t>(trials_.size()));
   trials_.push_back(std::move(t));
   launches_.emplace_back();

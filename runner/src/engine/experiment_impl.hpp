@@ -262,6 +262,8 @@ class Experiment final : private SupervisorListener {
   // ---- bookkeeping and output ----------------------------------------------------------------
 
   void add_trial(TrialRecord t);
+  void start_from_parent(TrialRecord& t, const RequestId& parent);
+  [[nodiscard]] std::set<std::string> warm_start_holds() const;
 
   std::uint32_t index_of(const RequestId& id) const;
 
@@ -333,7 +335,8 @@ class Experiment final : private SupervisorListener {
   SavePolicy save_policy_;
   // Closed trials whose save policy waits for the model registry's lock.
   std::deque<std::uint32_t> deferred_garbage_;
-  nlohmann::json plots_;  // the SVG files drawn when the run ended
+  std::vector<std::uint32_t> clones_;  ///< trials created from a parent's checkpoint (PBT)
+  nlohmann::json plots_;               // the SVG files drawn when the run ended
   // Processes per trial: the launcher in the entrypoint starts them.
   std::uint64_t slots_per_trial_ = 1;
 };

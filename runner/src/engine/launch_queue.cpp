@@ -157,7 +157,9 @@ void Experiment::launch_waiting() {
             (config_.searcher.trial_decides_length ? "train until its script ends"
                                                    : "train to " + std::to_string(*t.target)) +
             (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length)
-                          : "") +
+             : t.warm_start
+                 ? ", from its parent's checkpoint at " + std::to_string(t.warm_start->length)
+                 : "") +
             ")");
         reconcile(i);
       },
@@ -213,6 +215,14 @@ std::optional<LaunchSpec> Experiment::prepare_launch(std::uint32_t i) {
     spec.environment[env::kLatestCheckpointLength] = std::to_string(t.checkpoint->length);
     if (!t.checkpoint->storage_id.empty())
       spec.environment[env::kLatestCheckpointId] = t.checkpoint->storage_id;
+  } else if (t.warm_start) {
+    // A clone before its own first checkpoint: its parent's, with the clone's own length
+    // trained so far (0), as Determined's warm start (docs/runner.md).
+    spec.environment[env::kLatestCheckpoint] = t.warm_start->path;
+    spec.environment[env::kLatestCheckpointLength] = "0";
+    if (!t.warm_start->storage_id.empty())
+      spec.environment[env::kLatestCheckpointId] = t.warm_start->storage_id;
+    spec.environment[env::kWarmStartParent] = t.parent->to_string();
   }
   // The config's environment.environment_variables, in order (a later entry wins); the
   // HPSEARCH_* names above are refused by the config check, so these cannot hide them.

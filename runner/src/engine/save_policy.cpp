@@ -74,8 +74,9 @@ bool Experiment::collect_garbage(std::uint32_t i,
 // A closed trial's save policy without waiting for the model registry's lock; false: another
 // process holds it, and retry_deferred_garbage applies the policy on a later pass.
 bool Experiment::try_closed_garbage(std::uint32_t i) {
+  const std::set<std::string> held = warm_start_holds();
   return collect_garbage(
-      i, [](const std::string&) { return false; }, false);
+      i, [&](const std::string& id) { return held.contains(id); }, false);
 }
 
 void Experiment::collect_garbage_of_closed(std::uint32_t i) {

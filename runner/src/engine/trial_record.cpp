@@ -43,6 +43,9 @@ nlohmann::json to_json(const TrialRecord& t) {
       {"validations", std::move(validations)},
       {"last_failure", t.last_failure}};
   if (!t.job.empty()) j["job"] = {{"id", t.job}, {"token", t.job_token}};
+  // Only clones carry these: snapshots of other searches are unchanged.
+  if (t.parent) j["parent"] = t.parent->to_string();
+  if (t.warm_start) j["warm_start"] = to_json(*t.warm_start);
   return j;
 }
 
@@ -75,6 +78,12 @@ TrialRecord trial_record_from_json(const nlohmann::json& j) {
     t.job = j.at("job").at("id").get<std::string>();
     t.job_token = j.at("job").at("token").get<std::string>();
   }
+  // Absent in snapshots written before PBT: no parent.
+  if (j.contains("parent")) {
+    t.parent = RequestId::parse(j.at("parent").get<std::string>());
+    if (!t.parent) throw RunnerError("snapshot: bad parent request id " + j.at("parent").dump());
+  }
+  if (j.contains("warm_start")) t.warm_start = checkpoint_from_json(j.at("warm_start"));
   return t;
 }
 

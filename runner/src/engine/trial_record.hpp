@@ -38,6 +38,11 @@ struct TrialRecord {
   std::optional<ExitedReason> exit_reason;
   std::uint64_t restarts = 0;
   std::optional<Checkpoint> checkpoint;
+  /// A clone (PBT's Create with a checkpoint): its parent, and the parent's latest checkpoint
+  /// when the clone was created, which it starts from until it has a checkpoint of its own
+  /// (none: the parent had none yet, so it starts fresh).
+  std::optional<RequestId> parent;
+  std::optional<Checkpoint> warm_start;
   /// Every checkpoint in checkpoint storage not yet deleted, oldest first.
   std::vector<Checkpoint> stored;
   std::uint64_t launches = 0;  ///< how many times a process was started for it

@@ -64,9 +64,11 @@ struct SamplerChoice {
 [[nodiscard]] AnySampler make_sampler(const SamplerConfig& config,
                                       const HyperparameterSpace& space);
 /// The method a config describes. `capacity`, the sampler's number of distinct
-/// configurations (the grid's size), caps max_trials and is the grid method's trial count.
+/// configurations (the grid's size), caps max_trials (and PBT's population) and is the grid
+/// method's trial count; PBT explores `space`.
 [[nodiscard]] AnyMethod make_method(const MethodConfig& config,
-                                    std::optional<std::uint64_t> capacity);
+                                    std::optional<std::uint64_t> capacity,
+                                    const HyperparameterSpace& space);
 /// A ready searcher: the settings' sampler and method, their direction, and the seed of the
 /// whole search.
 [[nodiscard]] Searcher make_searcher(const SearcherSettings& settings, HyperparameterSpace space,

@@ -12,6 +12,7 @@
 #include "hpsearch/methods/asha.hpp"
 #include "hpsearch/methods/grid_search.hpp"
 #include "hpsearch/methods/method_config.hpp"
+#include "hpsearch/methods/pbt.hpp"
 #include "hpsearch/methods/random_search.hpp"
 #include "hpsearch/searcher/searcher.hpp"
 
@@ -20,7 +21,7 @@ namespace hpsearch {
 /// One of the built-in methods; every call dispatches with std::visit.
 class AnyMethod {
  public:
-  using Variant = std::variant<RandomSearch, GridSearch, AshaSearch, AdaptiveAsha>;
+  using Variant = std::variant<RandomSearch, GridSearch, AshaSearch, AdaptiveAsha, PbtSearch>;
 
   explicit AnyMethod(Variant method) : method_(std::move(method)) {}
 

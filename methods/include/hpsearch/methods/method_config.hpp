@@ -57,7 +57,20 @@ struct AdaptiveAshaConfig {
   friend bool operator==(const AdaptiveAshaConfig&, const AdaptiveAshaConfig&) = default;
 };
 
+/// `pbt`: population-based training (spec 3.10; Determined 0.17). Each round every member of
+/// the population trains length_per_round more; then the worst truncate_fraction are closed
+/// and the best as many are cloned (from their checkpoint) with explored hyperparameters.
+struct PbtConfig {
+  std::uint64_t population_size = 1;
+  std::uint64_t num_rounds = 1;
+  std::uint64_t length_per_round = 1;
+  double truncate_fraction = 0;     ///< replace_function.truncate_fraction, in [0, 0.5]
+  double resample_probability = 0;  ///< explore_function.resample_probability, in [0, 1]
+  double perturb_factor = 0;        ///< explore_function.perturb_factor, in [0, 1]
+  friend bool operator==(const PbtConfig&, const PbtConfig&) = default;
+};
+
 using MethodConfig =
-    std::variant<SingleConfig, RandomConfig, GridConfig, AshaConfig, AdaptiveAshaConfig>;
+    std::variant<SingleConfig, RandomConfig, GridConfig, AshaConfig, AdaptiveAshaConfig, PbtConfig>;
 
 }  // namespace hpsearch

@@ -24,6 +24,7 @@ inline constexpr char kCheckpointStorage[] = "HPSEARCH_CHECKPOINT_STORAGE";
 inline constexpr char kLatestCheckpoint[] = "HPSEARCH_LATEST_CHECKPOINT";
 inline constexpr char kLatestCheckpointId[] = "HPSEARCH_LATEST_CHECKPOINT_ID";
 inline constexpr char kLatestCheckpointLength[] = "HPSEARCH_LATEST_CHECKPOINT_LENGTH";
+inline constexpr char kWarmStartParent[] = "HPSEARCH_WARM_START_PARENT";
 inline constexpr char kMetric[] = "HPSEARCH_METRIC";
 inline constexpr char kSmallerIsBetter[] = "HPSEARCH_SMALLER_IS_BETTER";
 inline constexpr char kMaxLength[] = "HPSEARCH_MAX_LENGTH";
@@ -76,6 +77,9 @@ inline constexpr std::array kVariables{
              "its storage id (a directory of checkpoint storage)"},
     Variable{kLatestCheckpointLength, "runner", "when the trial has a checkpoint",
              "the length (steps) trained at that checkpoint"},
+    Variable{kWarmStartParent, "runner", "a clone (pbt) that starts from its parent's checkpoint",
+             "the parent's request id; HPSEARCH_LATEST_CHECKPOINT is then the parent's, with "
+             "HPSEARCH_LATEST_CHECKPOINT_LENGTH 0"},
     Variable{kMetric, "runner", "every launch", "the searcher metric"},
     Variable{kSmallerIsBetter, "runner", "every launch", "1 if smaller is better, else 0"},
     Variable{kMaxLength, "runner", "every launch",

@@ -85,5 +85,8 @@ struct NamedHyperparameter {
 /// `go::pow(base, uniform)` (Go's math.Pow); categorical `values[below(size)]`.
 /// Precondition: no categorical is empty (config/ refuses that unless the searcher is grid).
 [[nodiscard]] nlohmann::json sample(const HyperparameterSpace& space, Rng& rng);
+/// Draws one hyperparameter's value with the draws `sample` makes for it (Determined's
+/// `sampleOne`; a nested space gives a nested sample).
+[[nodiscard]] nlohmann::json sample_one(const Hyperparameter& hp, Rng& rng);
 
 }  // namespace hpsearch

@@ -37,11 +37,16 @@ struct Explanation {
 /// 3 are promoted"}`.
 [[nodiscard]] nlohmann::json explanation_to_json(const Explanation& explanation);
 
-/// Create one trial with these hyperparameters and this seed.
+/// Create one trial with these hyperparameters and this seed; with `checkpoint`, the trial
+/// starts from the latest checkpoint of that (parent) trial instead of from scratch (PBT's
+/// clones, spec 2.1 and 3.10).
 struct Create {
   RequestId request_id;
   std::uint32_t trial_seed = 0;
   nlohmann::json hparams = nlohmann::json::object();
+  /// The parent trial whose latest checkpoint the new trial starts from; none: a fresh start.
+  /// In the protocol `"checkpoint": "<parent request id>"`, omitted when none.
+  std::optional<RequestId> checkpoint{};
   /// The trial's dense index: its position in the search's creation order (not serialised;
   /// the Searcher checks it when it books the Create).
   std::uint32_t trial_index = 0;

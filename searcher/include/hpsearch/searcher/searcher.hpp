@@ -40,6 +40,10 @@ struct SearchContext {
 /// A Create for a new trial, with Determined's draw order: the sampler's configuration first
 /// (the random sampler's draws), then the request id, then the trial seed.
 [[nodiscard]] Create sample_create(SearchContext& ctx);
+/// A Create with hyperparameters the method chose itself (PBT's explored clone), drawing the
+/// request id and then the trial seed as sample_create does; `checkpoint` names the parent.
+[[nodiscard]] Create make_create(SearchContext& ctx, nlohmann::json hparams,
+                                 std::optional<RequestId> checkpoint);
 /// Appends a whole trial as random, grid and single issue it: `Create, ValidateAfter(length),
 /// Close`.
 void append_full_trial(std::vector<Operation>& ops, Create create, std::uint64_t length);
