@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "exited_metric.hpp"
 #include "hpsearch/methods/method_state.hpp"
 #include "hpsearch/searcher/assert.hpp"
 #include "hpsearch/searcher/errors.hpp"
@@ -14,8 +15,7 @@
 namespace hpsearch {
 namespace {
 
-// What an early-exited trial reports: Determined's MaxFloat64, never negated.
-constexpr double kExitedMetric = std::numeric_limits<double>::max();
+using method_detail::kExitedMetric;  // Determined's MaxFloat64 for an early exit
 
 // Go's int(float64(n) / divisor): truncation toward zero.
 std::uint64_t divide(std::uint64_t n, double divisor) {

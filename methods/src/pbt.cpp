@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "exited_metric.hpp"
 #include "hpsearch/methods/method_state.hpp"
 #include "hpsearch/searcher/assert.hpp"
 #include "hpsearch/searcher/errors.hpp"
@@ -15,8 +16,7 @@
 namespace hpsearch {
 namespace {
 
-// Determined's pbtExitedMetricValue: an early exit ranks last.
-constexpr double kExitedMetric = std::numeric_limits<double>::max();
+using method_detail::kExitedMetric;  // Determined's MaxFloat64 for an early exit
 
 double clamp(double value, double lo, double hi) {
   if (value < lo) return lo;

@@ -171,8 +171,9 @@ TEST_CASE("trial book: operations from outside (a custom method) are checked, na
   const RequestId b = *RequestId::parse("21111111-2222-4333-8444-555555555555");
   const RequestId c = *RequestId::parse("31111111-2222-4333-8444-555555555555");
   TrialBook book;
-  book.record({Create{a, 42, nlohmann::json::object(), 0}, ValidateAfter{a, 10},
-               Create{b, 42, nlohmann::json::object(), 1}, ValidateAfter{b, 5}, Close{b}});
+  book.record({Create{a, 42, nlohmann::json::object(), std::nullopt, 0}, ValidateAfter{a, 10},
+               Create{b, 42, nlohmann::json::object(), std::nullopt, 1}, ValidateAfter{b, 5},
+               Close{b}});
   for (const RequestId& id : {a, b}) book.apply(TrialCreated{id}, *book.index_of(id));
   book.apply(ValidationCompleted{b, 1.0, 5}, *book.index_of(b));
   book.apply(TrialClosed{b}, *book.index_of(b));
@@ -184,10 +185,11 @@ TEST_CASE("trial book: operations from outside (a custom method) are checked, na
     }
     return "";
   };
-  CHECK(refusal({Create{c, 42, nlohmann::json::object(), 2}, ValidateAfter{c, 3}, Close{c}}) == "");
+  CHECK(refusal({Create{c, 42, nlohmann::json::object(), std::nullopt, 2}, ValidateAfter{c, 3},
+                 Close{c}}) == "");
   CHECK(refusal({Close{a}}) == "");
   CHECK(refusal({Shutdown{}}) == "");
-  CHECK(refusal({Create{a, 42, nlohmann::json::object(), 2}}) ==
+  CHECK(refusal({Create{a, 42, nlohmann::json::object(), std::nullopt, 2}}) ==
         "operation 0 (create for trial " + a.to_string() +
             "): this request id was already requested");
   CHECK(refusal({ValidateAfter{c, 3}}) == "operation 0 (validate_after for trial " + c.to_string() +
@@ -198,10 +200,11 @@ TEST_CASE("trial book: operations from outside (a custom method) are checked, na
   CHECK(refusal({Close{b}}) ==
         "operation 0 (close for trial " + b.to_string() + "): the trial is already closed");
   // Within one list: the list's own creates and closes count.
-  CHECK(refusal({Create{c, 42, nlohmann::json::object(), 2}, Close{c}, ValidateAfter{c, 3}}) ==
-        "operation 2 (validate_after for trial " + c.to_string() +
-            "): the trial was already asked to close");
-  CHECK(refusal({Create{c, 42, nlohmann::json::object(), 2}, Create{c, 42, {}, 3}})
+  CHECK(refusal({Create{c, 42, nlohmann::json::object(), std::nullopt, 2}, Close{c},
+                 ValidateAfter{c, 3}}) == "operation 2 (validate_after for trial " + c.to_string() +
+                                              "): the trial was already asked to close");
+  CHECK(refusal({Create{c, 42, nlohmann::json::object(), std::nullopt, 2},
+                 Create{c, 42, {}, std::nullopt, 3}})
             .find("operation 1 (create") == 0);
   CHECK(refusal({Shutdown{}, Close{a}}) ==
         "operation 1 (close for trial " + a.to_string() + "): the search has already shut down");
