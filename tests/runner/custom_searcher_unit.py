@@ -165,7 +165,45 @@ def state_round_trip():
     check(again.to_dict() == state.to_dict() and again.trial_progress == {B: 2.5}, "SearcherState round trip")
 
 
+def older_names():
+    # Determined's examples of 0.19 to 0.2x: `from determined.searcher.search_runner import
+    # LocalSearchRunner` and `search_runner.run(config, context_dir=...)`.
+    from determined.searcher import search_method, search_runner
+    from determined.experimental import client
+    check(search_runner.LocalSearchRunner is searcher.LocalSearchRunner, "search_runner.LocalSearchRunner")
+    check(search_runner.RemoteSearchRunner is searcher.RemoteSearchRunner, "search_runner.RemoteSearchRunner")
+    check(search_method.SearchMethod is searcher.SearchMethod, "search_method.SearchMethod")
+    created = []
+
+    class Created:
+        id = 12
+
+    def create_experiment(config, model_dir, includes=None):
+        created.append((config, model_dir))
+        return Created()
+
+    class Driven(searcher.LocalSearchRunner):
+        def run_experiment(self, experiment_id, prior_operations):
+            created.append(("driven", experiment_id))
+
+    saved = client.create_experiment
+    client.create_experiment = create_experiment
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            Driven(Recorder(), searcher_dir=pathlib.Path(directory) / "a").run("c.yaml", context_dir="files")
+            check(created == [("c.yaml", "files"), ("driven", 12)], f"context_dir is the model dir: {created}")
+            try:
+                Driven(Recorder(), searcher_dir=pathlib.Path(directory) / "b").run(
+                    "c.yaml", model_dir="x", context_dir="y")
+                check(False, "model_dir and context_dir together refused")
+            except TypeError as e:
+                check("not both" in str(e), str(e))
+    finally:
+        client.create_experiment = saved
+
+
 if __name__ == "__main__":
-    for case in (operations_form, exited_reasons, events_update_state, loop_and_restart, state_round_trip):
+    for case in (operations_form, exited_reasons, events_update_state, loop_and_restart, state_round_trip,
+                 older_names):
         case()
     print("custom_searcher_unit: ok")

@@ -28,10 +28,15 @@ class RemoteSearchRunner(SearchRunner):
         self.latest_checkpoint = info.latest_checkpoint
 
     def run(self, exp_config: Union[Dict[str, Any], str], model_dir: Optional[str] = None,
-            includes: Optional[Iterable[Union[str, pathlib.Path]]] = None) -> int:
+            includes: Optional[Iterable[Union[str, pathlib.Path]]] = None, context_dir: Optional[str] = None) -> int:
         """Creates the custom experiment (or resumes the one the latest checkpoint names) and
         drives it to its end; returns its id."""
         from determined.experimental import client
+
+        if context_dir is not None:  # the name Determined's examples of 0.19 to 0.2x pass
+            if model_dir is not None:
+                raise TypeError("run() takes model_dir or its older name context_dir, not both")
+            model_dir = context_dir
 
         prior: Optional[Dict[str, Any]] = None
         if self.latest_checkpoint is not None:

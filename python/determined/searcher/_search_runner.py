@@ -148,11 +148,16 @@ class LocalSearchRunner(SearchRunner):
             raise FileExistsError(f"searcher_dir={self.searcher_dir} already exists and is not a directory")
 
     def run(self, exp_config: Union[Dict[str, Any], str], model_dir: Optional[str] = None,
-            includes: Optional[Iterable[Union[str, pathlib.Path]]] = None) -> int:
+            includes: Optional[Iterable[Union[str, pathlib.Path]]] = None, context_dir: Optional[str] = None) -> int:
         """Creates the experiment (``exp_config``: a dict or a YAML file name; its searcher is
         ``custom``) from ``model_dir`` (default: the current directory) and ``includes``, or
         resumes the one ``searcher_dir`` names, and drives it to its end. Returns its id."""
         from determined.experimental import client
+
+        if context_dir is not None:  # the name Determined's examples of 0.19 to 0.2x pass
+            if model_dir is not None:
+                raise TypeError("run() takes model_dir or its older name context_dir, not both")
+            model_dir = context_dir
 
         id_file = self.searcher_dir / EXPERIMENT_ID_FILE
         prior: Optional[Dict[str, Any]] = None
