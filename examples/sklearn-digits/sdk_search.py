@@ -54,7 +54,7 @@ print(f"best checkpoint {best_checkpoint.uuid}: trial {trial.id}, {best_checkpoi
 with tempfile.TemporaryDirectory() as tmp:
     path = pathlib.Path(best_checkpoint.download(str(pathlib.Path(tmp) / best_checkpoint.uuid)))
     with open(path / "state.pkl", "rb") as f:
-        model, _, epochs = pickle.load(f)
+        model, _, epochs, _ = pickle.load(f)  # the model, its random state, epochs, the trial
     with open(path / "scaler.pkl", "rb") as f:
         scaler = pickle.load(f)
 

@@ -34,7 +34,14 @@ with det.core.init() as ctx:
     if info.latest_checkpoint is not None:
         with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:
             with open(path / "state.pkl", "rb") as f:
-                model, rng, epochs = pickle.load(f)
+                saved_model, saved_rng, saved_epochs, owner = pickle.load(f)
+        if owner == info.trial.trial_id:  # this trial's own checkpoint: resume where it stopped
+            model, rng, epochs = saved_model, saved_rng, saved_epochs
+        else:
+            # Another trial's (population-based training's clone of its parent, pbt.yaml): its
+            # weights with this trial's own hyperparameters, training counted from 0.
+            model = saved_model.set_params(alpha=hp["alpha"], eta0=hp["eta0"], learning_rate=hp["learning_rate"])
+            print(f"warm start from trial {owner}'s checkpoint after {saved_epochs} epochs", flush=True)
 
     for op in ctx.searcher.operations():
         while epochs < op.length:
@@ -44,7 +51,7 @@ with det.core.init() as ctx:
             op.report_progress(epochs)
         with ctx.checkpoint.store_path({"steps_completed": epochs}) as (path, storage_id):
             with open(path / "state.pkl", "wb") as f:
-                pickle.dump((model, rng, epochs), f)
+                pickle.dump((model, rng, epochs, info.trial.trial_id), f)
             with open(path / "scaler.pkl", "wb") as f:  # what a user of the model needs with it
                 pickle.dump(scaler, f)
         accuracy = model.score(X_val, y_val)
