@@ -8,12 +8,11 @@
 #include <vector>
 
 #include "hpsearch/samplers/observation_store.hpp"
+#include "hpsearch/samplers/rank_correlation.hpp"
 
 namespace hpsearch::sampler_detail {
 
-/// Spearman's rank correlation of paired values (ties get their average rank), in [-1, 1];
-/// 0 with fewer than 2 pairs or when either side is constant (it then ranks nothing).
-[[nodiscard]] double rank_correlation(std::span<const double> a, std::span<const double> b);
+using hpsearch::rank_correlation;  // hpsearch/samplers/rank_correlation.hpp
 
 /// The good group, at most `size` trials, best first (GoodGroup rule of docs/samplers.md):
 /// - the reference length is the longest with at least `min_trials` observations;

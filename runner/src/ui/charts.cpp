@@ -8,6 +8,7 @@
 #include <queue>
 #include <set>
 
+#include "hpsearch/samplers/rank_correlation.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 
 namespace hpsearch::ui {
@@ -22,41 +23,11 @@ namespace {
 
 constexpr std::size_t kMaxCategories = 10;
 
-std::vector<double> ranks(const std::vector<double>& values) {
-  std::vector<std::size_t> order(values.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
-  std::vector<double> rank(values.size());
-  for (std::size_t i = 0; i < order.size();) {
-    std::size_t j = i;
-    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
-    const double mean = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
-    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = mean;
-    i = j + 1;
-  }
-  return rank;
-}
-
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
-  const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
-  double sxy = 0, sxx = 0, syy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) * (x[i] - mx);
-    syy += (y[i] - my) * (y[i] - my);
-  }
-  if (sxx <= 0 || syy <= 0) return 0;
-  return sxy / std::sqrt(sxx * syy);
-}
-
 }  // namespace
 
 double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() < 3 || x.size() != y.size()) return 0;
-  return pearson(ranks(x), ranks(y));
+  return rank_correlation(x, y);
 }
 
 double correlation_ratio(const std::vector<std::string>& category, const std::vector<double>& y) {
