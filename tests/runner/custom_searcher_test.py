@@ -123,6 +123,21 @@ def protocol():
           == {"ok": True}, "the initial operations")
     message = run("searcher", exp, "--post", json.dumps({"triggered_by": 1, "operations": []}), ok=False)
     check("event 1 not found" in message, f"an answered event: {message}")
+    # A symbolic link planted in the inbox is never followed: the post outside the store it
+    # points to (a valid one, creating trial d) is neither read nor applied, and stays as it was;
+    # the link is answered as a malformed post and removed.
+    d = "41111111-2222-4333-8444-555555555555"
+    name = "00000000000000000001-planted.json"
+    outside = home / "outside-post.json"
+    outside.write_text(json.dumps({"post": name, "triggered_by": 1, "event": "custom_operations",
+                                   "operations": [create(d, 1)]}))
+    exchange = home / "store" / "experiments" / exp / "run" / "custom_searcher"
+    (exchange / "inbox" / name).symlink_to(outside)
+    poll(lambda: (exchange / "results" / name).exists(), "the planted link's answer")
+    answer = json.loads((exchange / "results" / name).read_text())
+    check("not a JSON object naming itself" in answer.get("error", ""), f"the link refused: {answer}")
+    check(not (exchange / "inbox" / name).exists() and outside.exists(), "the link removed, its target kept")
+    check(json.loads(outside.read_text())["operations"] == [create(d, 1)], "the target unchanged")
     # The two trials are created (events 2, 3), then report; nothing else happens until asked.
     seen = []
 
@@ -168,7 +183,7 @@ def protocol():
     final = run("searcher", exp, "--events", "--wait", "5")
     check(final["state"] == "completed" and not final["alive"], f"the client sees the end: {final}")
     check(describe(exp)["experiment"]["progress"] == 1.0, "the client's last progress")
-    check(len(trials_of(exp)) == 3, "three trials")
+    check(len(trials_of(exp)) == 3, "three trials (not d, the planted link's)")
 
 
 def check_random(experiment_id):

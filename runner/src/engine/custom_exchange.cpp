@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "hpsearch/runner/journal.hpp"
 #include "hpsearch/runner/trial_channel.hpp"
@@ -13,13 +12,15 @@ namespace hpsearch::runner_detail {
 
 namespace {
 
-// A file's JSON, or null if it is absent or not (yet) JSON.
+// A file's JSON, or null if it is absent, not (yet) JSON, larger than a JSON line may be
+// (16 MiB), or not a regular file: a symbolic link planted in the exchange is never followed,
+// so nothing outside the run directory is read through it.
 nlohmann::json read_json_file(const fs::path& path) {
-  std::ifstream in(path);
+  std::error_code error;
+  if (!fs::is_regular_file(fs::symlink_status(path, error))) return nullptr;
+  std::ifstream in(path, std::ios::binary);
   if (!in) return nullptr;
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json value = parse_json_or_discarded(text.str());
+  nlohmann::json value = parse_json_or_discarded(in, JsonLimits{});  // a line's limits
   return value.is_discarded() ? nlohmann::json(nullptr) : value;
 }
 
