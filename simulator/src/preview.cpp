@@ -204,13 +204,26 @@ nlohmann::json PreviewResult::to_json() const {
           {"progress", progress}};
 }
 
-void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out) {
+std::string chosen_sampler_text(const SamplerChoice& choice) {
+  if (std::holds_alternative<AutoSamplerConfig>(choice.sampler)) return "GP, then TPE";
+  std::string text = sampler_name(choice.sampler);  // built up: GCC 12's -Wrestrict misfires
+  text.insert(text.begin(), '\'');                  // on "'" + std::string
+  text += '\'';
+  return text;
+}
+
+void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out,
+                          const SamplerChoice* choice) {
   const std::string& unit = searcher.max_length.unit;
   out << "Using search configuration: searcher '" << method_name(searcher.method) << "', sampler '"
       << sampler_name(searcher.sampler) << "', metric '" << searcher.metric << "' ("
       << (searcher.smaller_is_better ? "smaller" : "larger") << " is better), max_length "
-      << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed " << seed
-      << "\n\n";
+      << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed " << seed << "\n";
+  if (choice != nullptr && !choice->reason.empty()) {
+    out << "Sampler 'auto' chose " << chosen_sampler_text(*choice) << ": " << choice->reason
+        << "\n";
+  }
+  out << "\n";
 }
 
 void print_preview_table(const PreviewResult& result, const std::string& unit, std::ostream& out) {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -49,6 +50,43 @@ TEST_CASE("preview: the header names the method and the sampler") {
   CHECK(
       out.str().starts_with("Using search configuration: searcher 'async_halving', sampler 'gp', "
                             "metric 'loss' (larger is better)"));
+}
+
+TEST_CASE("preview: the header says what sampler: auto chose and why") {
+  // The rule (docs/samplers.md, "sampler: auto"): the models first propose once dimensions + 2
+  // trials have reported, so with two varying hyperparameters a budget of 4 trials ends before
+  // any model acts (random), and a budget of 5 leaves the models a proposal (GP, then TPE).
+  const auto header = [](int max_trials) {
+    const ExperimentConfig config = parse_config(
+        "searcher: {name: random, metric: m, max_length: 10, sampler: auto, max_trials: " +
+            std::to_string(max_trials) +
+            "}\n"
+            "hyperparameters:\n"
+            "  a: {type: double, minval: 0, maxval: 1}\n"
+            "  b: {type: int, minval: 1, maxval: 9}\n"
+            "  c: {type: const, val: 3}\n",
+        "exp.yaml");
+    const SamplerChoice choice =
+        choose_sampler(config.searcher.sampler, config.searcher.method, config.hyperparameters);
+    std::ostringstream out;
+    print_preview_header(config.searcher, 0, out, &choice);
+    return out.str();
+  };
+  const std::string four = header(4);
+  CHECK(four.find("sampler 'auto'") != std::string::npos);
+  CHECK(four.find("\nSampler 'auto' chose 'random': max_trials 4 ends before a model's first "
+                  "proposal (after 4 trials have reported)\n\n") != std::string::npos);
+  const std::string five = header(5);
+  CHECK(five.find("\nSampler 'auto' chose GP, then TPE: ") != std::string::npos);
+  CHECK(five.ends_with("\n\n"));
+  // Any other sampler: no second line.
+  const SamplerChoice none{TpeConfig{}, ""};
+  SearcherSettings settings;
+  settings.sampler = TpeConfig{};
+  std::ostringstream out;
+  print_preview_header(settings, 0, out, &none);
+  const std::string text = out.str();
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);
 }
 
 TEST_CASE("preview: an empty grid creates nothing and ends at once") {

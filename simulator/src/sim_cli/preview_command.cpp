@@ -106,13 +106,18 @@ int run(const PreviewCommand& command, const Io& io) {
     result = preview_config(loaded.config, loaded.seed, options);
   }
   std::ostream& out = io.out;
+  const SamplerChoice choice =
+      choose_sampler(searcher.sampler, searcher.method, loaded.config.hyperparameters);
   if (command.json) {
-    out << json_line(preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr))
-        << '\n';
+    nlohmann::json j = preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr);
+    if (!choice.reason.empty()) {
+      j["sampler_choice"] = {{"sampler", sampler_name(choice.sampler)}, {"reason", choice.reason}};
+    }
+    out << json_line(j) << '\n';
     return cli::kExitOk;
   }
   const std::string unit = searcher.max_length.unit;
-  print_preview_header(searcher, loaded.seed, out);
+  print_preview_header(searcher, loaded.seed, out, &choice);
   print_preview_table(result, unit, out);
   if (on_workers) {
     const RunSummary& s = figures->summary;

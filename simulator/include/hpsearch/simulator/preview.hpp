@@ -68,9 +68,14 @@ class SimulationError : public std::runtime_error {
 [[nodiscard]] PreviewResult grid_preview(const GridSearch& grid);
 
 /// The line above the table: the method (how long trials train), the sampler (which
-/// configurations they get), the metric and its direction, max_length and the seed, then a
-/// blank line.
-void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out);
+/// configurations they get), the metric and its direction, max_length and the seed; for
+/// `sampler: auto`, a second line with what it chose and why (`choice`, from choose_sampler);
+/// then a blank line.
+void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out,
+                          const SamplerChoice* choice = nullptr);
+
+/// "'random'" or "GP, then TPE": what `sampler: auto` chose, for people.
+[[nodiscard]] std::string chosen_sampler_text(const SamplerChoice& choice);
 
 /// The `det preview-search` table: "This search will create a total of N trial(s)." and one
 /// row per length sequence with run-length grouping ("1 x train to 1000 batches").
