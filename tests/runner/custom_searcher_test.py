@@ -138,6 +138,14 @@ def protocol():
     check("not a JSON object naming itself" in answer.get("error", ""), f"the link refused: {answer}")
     check(not (exchange / "inbox" / name).exists() and outside.exists(), "the link removed, its target kept")
     check(json.loads(outside.read_text())["operations"] == [create(d, 1)], "the target unchanged")
+    # A FIFO planted there neither blocks the runner (an open without O_NONBLOCK would wait for a
+    # writer forever, and the planted link's answer above shows the inbox is read) nor is read:
+    # it is answered as a malformed post and removed like the link.
+    fifo = "00000000000000000002-planted.json"
+    os.mkfifo(exchange / "inbox" / fifo)
+    poll(lambda: (exchange / "results" / fifo).exists(), "the planted FIFO's answer")
+    check("error" in json.loads((exchange / "results" / fifo).read_text()), "the FIFO refused")
+    check(not (exchange / "inbox" / fifo).exists(), "the FIFO removed")
     # The two trials are created (events 2, 3), then report; nothing else happens until asked.
     seen = []
 

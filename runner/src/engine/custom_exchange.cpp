@@ -1,8 +1,14 @@
 #include "engine/custom_exchange.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 
 #include "hpsearch/runner/journal.hpp"
 #include "hpsearch/runner/trial_channel.hpp"
@@ -16,10 +22,29 @@ namespace {
 // (16 MiB), or not a regular file: a symbolic link planted in the exchange is never followed,
 // so nothing outside the run directory is read through it.
 nlohmann::json read_json_file(const fs::path& path) {
-  std::error_code error;
-  if (!fs::is_regular_file(fs::symlink_status(path, error))) return nullptr;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return nullptr;
+  // O_NOFOLLOW refuses a link at open itself (a check before the open could be raced: the file
+  // swapped for a link between the two); O_NONBLOCK keeps a planted FIFO from blocking the
+  // open, and fstat on what was opened refuses anything but a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat info {};
+  std::string text;
+  bool usable = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+                static_cast<std::uint64_t>(info.st_size) <= kMaxJsonLineBytes;
+  if (usable) {
+    text.resize(static_cast<std::size_t>(info.st_size));
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    text.resize(done);
+  }
+  ::close(fd);
+  if (!usable) return nullptr;
+  std::istringstream in(text);
   nlohmann::json value = parse_json_or_discarded(in, JsonLimits{});  // a line's limits
   return value.is_discarded() ? nlohmann::json(nullptr) : value;
 }
