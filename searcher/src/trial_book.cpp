@@ -103,6 +103,16 @@ void TrialBook::untrack(Trial& t) {
   if (--totals_.open_tracked == 0) totals_.open_units = 0;  // no drift once nothing is open
 }
 
+TrialBook::Checked TrialBook::admit(const Event& event, bool started) {
+  if (!started) {
+    throw ProtocolError(std::string(event_name(event)) +
+                        ": the search has not started (call initial_operations first)");
+  }
+  const Checked checked = check(event);
+  if (checked.disposition != Disposition::kIgnore) apply(event, checked.trial);
+  return checked;
+}
+
 void TrialBook::apply(const Event& event, std::uint32_t index) {
   Trial& t = trials_[index];
   if (std::holds_alternative<TrialCreated>(event)) {

@@ -88,13 +88,8 @@ std::vector<Operation> CustomSearch::initial_operations() {
 }
 
 std::vector<Operation> CustomSearch::handle(const Event& event) {
-  if (!started_) {
-    throw ProtocolError(std::string(event_name(event)) +
-                        ": the search has not started (call initial_operations first)");
-  }
-  const TrialBook::Checked checked = book_.check(event);
+  const TrialBook::Checked checked = book_.admit(event, started_);
   if (checked.disposition == TrialBook::Disposition::kIgnore) return {};
-  book_.apply(event, checked.trial);
   if (std::holds_alternative<TrialExitedEarly>(event) ||
       std::holds_alternative<TrialClosed>(event)) {
     finished_.insert(request_id_of(event));

@@ -107,13 +107,8 @@ class BasicSearcher {
   /// Handles one event and returns the operations it causes. Throws ProtocolError (state
   /// unchanged) for an event that is not allowed now. A repeated early-exit report is ignored.
   std::vector<Operation> handle(const Event& event) {
-    if (!started_) {
-      throw ProtocolError(std::string(event_name(event)) +
-                          ": the search has not started (call initial_operations first)");
-    }
-    const TrialBook::Checked checked = book_.check(event);
+    const TrialBook::Checked checked = book_.admit(event, started_);
     if (checked.disposition == TrialBook::Disposition::kIgnore) return {};
-    book_.apply(event, checked.trial);
     if (std::holds_alternative<TrialProgress>(event)) return {};
     SearchContext ctx{rng_, SamplerRef(sampler_), checked.trial,
                       static_cast<std::uint32_t>(book_.trials_requested())};

@@ -45,6 +45,10 @@ class TrialBook {
   /// The wrapper's own state change for a checked event (trial from check), before the
   /// method sees it.
   void apply(const Event& event, std::uint32_t trial);
+  /// What every searcher does first with an event: refuses it before the search started
+  /// (`started` false: initial_operations not yet called), checks it, and applies it unless it
+  /// is to be ignored. The caller acts on the event only if the result is not kIgnore.
+  [[nodiscard]] Checked admit(const Event& event, bool started);
   /// The dense index of a requested trial, if any.
   [[nodiscard]] std::optional<std::uint32_t> index_of(const RequestId& id) const;
   /// Books the operations a method returned: Creates add trials, ValidateAfter becomes the
