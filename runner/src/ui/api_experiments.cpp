@@ -217,7 +217,6 @@ Response experiment_charts(Api::State& state, std::uint64_t id, const Request& r
       return trial_id_json(entry, t, state.store != nullptr);
     });
     entry.charts["metric"] = entry.metric;
-    entry.charts["timeUnit"] = entry.simulation ? "virtual seconds" : "journal record";
     entry.charts_version = version;
   }
   json j = entry.charts;
