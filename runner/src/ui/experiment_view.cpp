@@ -144,7 +144,7 @@ std::optional<double> ExperimentView::time_of(const nlohmann::json& record,
     return found->get<double>();
   };
   if (records_ == 1) {
-    if (const auto time = number(record, "time")) {
+    if (number(record, "time")) {
       clock_ = Clock::kVirtualSeconds;
     } else if (const auto at = number(record, "at")) {
       clock_ = Clock::kSeconds;
