@@ -237,4 +237,20 @@ TEST_CASE("experiment view: each launch on its slot, with times, and an old jour
     CHECK(charts["timeline"]["kind"] == "trials");  // each trial's life, packed into lanes
     CHECK(charts["timeline"]["spans"].size() == 2);
   }
+  {
+    // A damaged slot far beyond any run's: not drawn as a lane (the trial timeline instead).
+    const Log log;
+    write_two_slot_journal(log, true);
+    log.append(order("exited", kA, 9, 0, 1030.0));
+    log.append(order("launched", kA, 10, 1 << 30, 1031.0));
+    ExperimentView view(log.path, fs::path(), true);
+    view.refresh();
+    CHECK(view.error().empty());
+    CHECK(view.launches().size() == 4);
+    CHECK(view.unplaced_launches() == 1);
+    CHECK(view.places() == 2);
+    const nlohmann::json charts =
+        hpsearch::ui::chart_data(view, [](const hpsearch::ui::TrialView& t) { return t.index; });
+    CHECK(charts["timeline"]["kind"] == "trials");
+  }
 }

@@ -242,7 +242,7 @@ void ExperimentView::take_launch(const std::string& kind, const nlohmann::json& 
   for (const char* key : {"slot", "worker"})
     if (const auto p = body.find(key); p != body.end() && p->is_number_unsigned())
       place = p->get<std::uint64_t>();
-  if (!place) {
+  if (!place || *place >= kMaxPlaces) {
     ++unplaced_launches_;
     return;
   }

@@ -62,6 +62,11 @@ struct Launch {
   bool crashed = false;       ///< the simulator's: the launch ended in a crash
 };
 
+/// Places (slots, workers) a view draws lanes for: a launch recorded in a place beyond them (a
+/// damaged log; no run has that many slots) counts as unplaced, so a page never draws millions
+/// of lanes.
+inline constexpr std::uint64_t kMaxPlaces = 4096;
+
 /// A point of the best-so-far series: when the best validation improved, and to what.
 struct BestPoint {
   double at = 0;
