@@ -21,7 +21,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 searcher_run, directory = sys.argv[1], sys.argv[2]
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 CHARTS = ["best so far", "learning curves", "hyperparameter importance", "rung occupancy",
-          "parallel coordinates", "trial timeline"]
+          "parallel coordinates"]
+# The worker timeline, or for a trace from before the trace recorded workers, the trial timeline.
+TIMELINE = "(document.querySelector('svg[aria-label=\"worker timeline\"]') || document.querySelector('svg[aria-label=\"trial timeline\"]'))"
 
 server = subprocess.Popen([searcher_run, "ui", "--port", "0", "--dir", directory], stdout=subprocess.PIPE, text=True)
 url = None
@@ -38,6 +40,7 @@ for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-sh
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 ready = ("return document.querySelectorAll('table[aria-label=\"trials\"] tbody tr').length > 0 && "
          + " && ".join(f"!!document.querySelector('svg[aria-label=\"{c}\"]')" for c in CHARTS)
+         + f" && !!{TIMELINE}"
          + " ? performance.now() : null")
 times = []
 try:

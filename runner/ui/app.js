@@ -125,19 +125,19 @@
       best: h('div'), curves: h('div'), importance: h('div'), rungs: h('div'),
       parallel: h('div'), scatter: h('div', { class: 'grid small' }), timeline: h('div'),
     };
-    const notes = { curves: h('p', { class: 'note' }), parallel: h('p', { class: 'note' }),
+    const notes = { best: h('p', { class: 'note' }), curves: h('p', { class: 'note' }), parallel: h('p', { class: 'note' }),
                     importance: h('p', { class: 'note' }), timeline: h('p', { class: 'note' }) };
     const trialsCard = h('div', { class: 'card table-wrap' });
     const card = (title, ...content) => h('section', { class: 'card' }, h('h2', {}, title), ...content);
     setMain(header,
       h('div', { class: 'grid' },
-        card('Best so far', charts.best),
+        card('Best so far', charts.best, notes.best),
         card('Learning curves', charts.curves, notes.curves),
         card('Hyperparameter importance', charts.importance, notes.importance),
         card('Rung occupancy', charts.rungs)),
       card('Parallel coordinates', charts.parallel, notes.parallel),
       card('Metric against each hyperparameter', charts.scatter),
-      card('Trial timeline', charts.timeline, notes.timeline),
+      card('Worker timeline', charts.timeline, notes.timeline),
       h('h2', {}, 'Trials'), trialsCard);
     crumbs(h('a', { href: '#/' }, 'experiments'), h('span', {}, `experiment ${id}`));
 
@@ -187,6 +187,9 @@
       const metric = c.metric;
       Charts.lines(charts.best, { label: 'best so far', xLabel: c.timeUnit, yLabel: `best ${metric}`, step: true, dots: true,
         series: [{ name: 'best so far', points: c.bestSoFar.map((p) => [p[0], p[1]]) }] });
+      notes.best.textContent = c.timeUnit === 'journal record'
+        ? 'x: the journal\'s record number (this journal was written before its records carried a time)'
+        : `x: ${c.timeUnit} since the experiment began`;
       const rungs = c.rungs.length > 1 ? c.rungs.map((r) => r.length) : [];
       const ranked = c.curves;
       Charts.lines(charts.curves, { label: 'learning curves', xLabel: 'length trained', yLabel: metric, markers: rungs,
@@ -232,11 +235,24 @@
         return box;
       }));
       const stateColor = { ACTIVE: '#2f6fdb', COMPLETED: '#12805c', ERROR: '#c4320a', CANCELED: '#98a2b3' };
-      Charts.timeline(charts.timeline, { label: 'trial timeline', width: 1100, xLabel: c.timeUnit, yLabel: 'lane', lanes: c.timeline.lanes,
-        spans: c.timeline.spans.map((s) => ({ ...s, color: stateColor[s.state] || '#98a2b3',
-          label: `trial ${s.id}: ${fmt(s.start)} to ${fmt(s.end)} (${s.state})`, href: trialHref(s.id) })) });
-      notes.timeline.textContent = `Each trial from its creation to its close, packed into lanes (the most under way at once: ${c.timeline.lanes})` +
-        (c.timeline.stride > 1 ? `; every ${c.timeline.stride}th trial of ${c.totalTrials} shown` : '');
+      const tl = c.timeline;
+      if (tl.kind === 'workers') {
+        const place = c.timeUnit === 'virtual seconds' ? 'worker' : 'slot';
+        Charts.timeline(charts.timeline, { label: 'worker timeline', width: 1100, xLabel: c.timeUnit, yLabel: place,
+          lanes: tl.lanes, laneName: (k) => `${place} ${k}`,
+          spans: tl.spans.map((s) => ({ ...s, color: stateColor[s.state] || '#98a2b3', outline: !!s.crashed, href: trialHref(s.id),
+            label: `trial ${s.id} on ${place} ${s.lane}: ${fmt(s.start)} to ${fmt(s.end)} (${s.state}${s.crashed ? ', crashed' : ''}${s.running ? ', running' : ''})` })) });
+        notes.timeline.textContent = `One lane per ${place} (${tl.lanes}); each launch of a trial (its start, a restart, a resume after a pause) is a bar on the ${place} it ran in, coloured by the trial's state` +
+          (c.timeUnit === 'virtual seconds' ? '; outlined: the launch crashed' : '') +
+          (tl.shownFrom > 0 ? `; the latest ${tl.launches - tl.shownFrom} of ${tl.launches} launches shown` : '');
+      } else {
+        Charts.timeline(charts.timeline, { label: 'trial timeline', width: 1100, xLabel: c.timeUnit, yLabel: 'lane', lanes: tl.lanes,
+          spans: tl.spans.map((s) => ({ ...s, color: stateColor[s.state] || '#98a2b3',
+            label: `trial ${s.id}: ${fmt(s.start)} to ${fmt(s.end)} (${s.state})`, href: trialHref(s.id) })) });
+        notes.timeline.textContent = 'This log does not say where trials ran (it was written before hpsearch recorded the slot of each launch): ' +
+          `each trial from its creation to its close instead, packed into lanes (the most under way at once: ${tl.lanes})` +
+          (tl.stride > 1 ? `; every ${tl.stride}th trial of ${c.totalTrials} shown` : '');
+      }
     };
     const sampleNote = (c) => (c.points.shown < c.validatedTrials
       ? `${c.points.shown} of ${c.validatedTrials} validated trials shown (the best quarter, then an even sample)`

@@ -66,7 +66,7 @@ const Charts = (() => {
     const x = scale(opts.x[0], opts.x[1], m.l, W - m.r, opts.xLog);
     const y = scale(opts.y[0], opts.y[1], H - m.b, m.t, opts.yLog);
     const axes = el('g', { class: 'axis' }, svg);
-    for (const t of y.ticks(5)) {
+    for (const t of opts.yTicks === false ? [] : y.ticks(5)) {
       el('line', { x1: m.l, x2: W - m.r, y1: y(t), y2: y(t), class: 'gridline' }, axes);
       el('text', { x: m.l - 6, y: y(t) + 4, 'text-anchor': 'end' }, axes).textContent = fmt(t);
     }
@@ -268,16 +268,31 @@ const Charts = (() => {
     return { svg, brush: (k, a, b) => { brushes.set(k, [a, b]); apply(); }, apply };
   }
 
-  // spans: [{start, end, lane, color, label, href}]
+  // Bars on lanes: spans {start, end, lane, color, label, href, outline}. With laneName, each
+  // lane is a band (class "lane") named on the left when there is room.
   function timeline(container, opts) {
     const lanes = Math.max(1, opts.lanes);
     const laneH = Math.max(2, Math.min(12, 240 / lanes));
     const H = 50 + lanes * laneH;
     const ends = opts.spans.map((s) => s.end), starts = opts.spans.map((s) => s.start);
-    const f = frame(container, { ...opts, height: H, x: [Math.min(0, ...starts), Math.max(1, ...ends)], y: [0, lanes] });
+    const f = frame(container, { ...opts, height: H, x: [Math.min(0, ...starts), Math.max(1, ...ends)], y: [0, lanes],
+                                 yTicks: !opts.laneName });
+    if (opts.laneName) {
+      const bands = el('g', { class: 'lanes' }, f.svg);
+      for (let k = 0; k < lanes; ++k) {
+        const band = el('rect', { x: f.m.l, y: f.y(k + 1), width: f.W - f.m.r - f.m.l, height: Math.max(1, f.y(k) - f.y(k + 1)),
+                                  class: `lane${k % 2 ? ' odd' : ''}`, 'data-lane': k }, bands);
+        hover(band, opts.laneName(k));
+        if (laneH >= 9) {
+          el('text', { x: f.m.l - 6, y: (f.y(k) + f.y(k + 1)) / 2 + 4, 'text-anchor': 'end', class: 'lane-name' }, bands)
+            .textContent = opts.laneName(k);
+        }
+      }
+    }
     for (const s of opts.spans) {
       const r = el('rect', { x: f.x(s.start), y: f.y(s.lane + 1), width: Math.max(1, f.x(s.end) - f.x(s.start)),
-                             height: Math.max(1, f.y(s.lane) - f.y(s.lane + 1) - 1), fill: s.color }, f.svg);
+                             height: Math.max(1, f.y(s.lane) - f.y(s.lane + 1) - 1), fill: s.color,
+                             class: s.outline ? 'span outlined' : 'span' }, f.svg);
       if (s.label) hover(r, s.label);
       link(r, s.href);
     }

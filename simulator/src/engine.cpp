@@ -266,6 +266,7 @@ class Engine {
       free_workers_.pop();
       t.on_worker = true;
       t.worker_since = now_;
+      trace_worker("launched", t, {});
       double start = now_ + options_.cost.startup_seconds;
       // From its own checkpoint, or a clone from its parent's.
       if (t.trained > 0 || t.warm > 0) start += options_.cost.restore_seconds;
@@ -344,11 +345,22 @@ class Engine {
     if (!trials_[index].closed) close_trial(index);
   }
 
+  // A trial took (`launched`) or freed (`exited`) a worker: a trace record of the runner's
+  // journal's shape, {"time", KIND: {"request_id", "worker", ...}} (docs/simulator.md), for
+  // the web UI's worker timeline. Not a searcher call: a replay through drive skips it.
+  void trace_worker(const char* kind, const SimTrial& t, nlohmann::json body) {
+    if (options_.trace == nullptr) return;
+    body["request_id"] = t.id.to_string();
+    body["worker"] = t.worker;
+    *options_.trace << json_line({{"time", now_}, {kind, std::move(body)}}) << '\n';
+  }
+
   void free_worker(std::uint32_t index, bool crashed) {
     SimTrial& t = trials_[index];
     t.on_worker = false;
     busy_time_[t.worker] += now_ - t.worker_since;
     free_workers_.push(t.worker);
+    trace_worker("exited", t, {{"crashed", crashed}});
     if (options_.timeline) {
       summary_.timeline.spans.push_back({t.worker, index, t.worker_since, now_, crashed});
     }

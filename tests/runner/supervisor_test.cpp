@@ -189,6 +189,25 @@ TEST_CASE("supervisor: at most `slots` trials run, the rest wait in FIFO order")
   CHECK(f.supervisor.running_trials() == std::vector<std::uint32_t>{3, 5});
 }
 
+TEST_CASE("supervisor: each running trial holds the lowest free slot until it exits") {
+  Fixture f(3);
+  for (const std::uint32_t trial : {4U, 8U, 6U, 2U, 9U}) f.supervisor.enqueue(trial);
+  f.launch();  // 4, 8, 6 on slots 0, 1, 2 in launch order; 2 and 9 wait
+  CHECK(f.supervisor.slot(4) == 0);
+  CHECK(f.supervisor.slot(8) == 1);
+  CHECK(f.supervisor.slot(6) == 2);
+  end(f.launcher.states[f.started.at(8)], 0);
+  f.step();
+  f.launch();  // 2 takes the slot 8 freed
+  CHECK(f.supervisor.slot(2) == 1);
+  end(f.launcher.states[f.started.at(6)], 0);
+  end(f.launcher.states[f.started.at(4)], 0);
+  f.step();
+  f.launch();  // slots 0 and 2 are free: 9 takes the lowest
+  CHECK(f.supervisor.slot(9) == 0);
+  CHECK(f.supervisor.running_trials() == std::vector<std::uint32_t>{2, 9});
+}
+
 TEST_CASE("supervisor: reports arrive as whole lines, in order, before the exit") {
   Fixture f(1);
   f.supervisor.enqueue(0);

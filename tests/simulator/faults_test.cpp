@@ -1,10 +1,16 @@
-// Faults, stragglers, worker speeds and metric noise in the engine, and the timeline it records.
+// Faults, stragglers, worker speeds and metric noise in the engine, and the timeline it records
+// (and the trace's record of it).
 // Where a figure is exact it is derived by hand from the cost model (1 s per unit).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "hpsearch/simulator/compare.hpp"
 #include "hpsearch/simulator/engine.hpp"
@@ -218,4 +224,50 @@ TEST_CASE("faults: ASHA's time to a target regret shrinks nearly linearly from 1
   MESSAGE("1 -> 16 workers: median time to regret 0.1 ", median[1], " s -> ", median[16],
           " s, speed-up ", speedup);
   CHECK(speedup > 11);  // at least 70% of linear
+}
+
+TEST_CASE("faults: the trace records each worker a launch takes and frees, as the timeline does") {
+  // ASHA with crashes: launches end by a pause for a decision, a close and a crash. The trace's
+  // "launched" and "exited" lines (docs/simulator.md) pair up into the timeline's spans.
+  RunOptions options{.workers = 4};
+  options.faults = {.crash_rate = 0.1, .max_restarts = 1};
+  std::ostringstream trace;
+  options.trace = &trace;
+  const RunSummary s = play(kAsha, 27, options);
+  REQUIRE(s.crashes > 0);
+  std::map<std::string, std::uint32_t> index;  // request id -> creation index
+  for (std::uint32_t i = 0; i < s.timeline.trials.size(); ++i)
+    index[s.timeline.trials[i].id.to_string()] = i;
+  std::map<std::uint32_t, std::pair<std::uint32_t, double>> taken;  // trial -> worker, start
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, double, double, bool>> traced, recorded;
+  std::istringstream lines(trace.str());
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    REQUIRE(record.contains("time"));
+    if (record.contains("in")) continue;  // a searcher call
+    const bool launched = record.contains("launched");
+    const nlohmann::json& body = record.at(launched ? "launched" : "exited");
+    REQUIRE(record.size() == 2);
+    const std::uint32_t trial = index.at(body.at("request_id").get<std::string>());
+    const std::uint32_t worker = body.at("worker").get<std::uint32_t>();
+    if (launched) {
+      CHECK_FALSE(taken.contains(trial));
+      taken[trial] = {worker, record["time"].get<double>()};
+      continue;
+    }
+    REQUIRE(taken.contains(trial));
+    CHECK(taken[trial].first == worker);
+    traced.emplace_back(worker, trial, taken[trial].second, record["time"].get<double>(),
+                        body.at("crashed").get<bool>());
+    taken.erase(trial);
+  }
+  CHECK(taken.empty());  // every launch freed its worker by the end
+  for (const WorkerSpan& span : s.timeline.spans)
+    recorded.emplace_back(span.worker, span.trial, span.start, span.end, span.crashed);
+  CHECK(traced == recorded);  // both in the order the workers were freed
+  // The same bytes for the same seed.
+  std::ostringstream again;
+  options.trace = &again;
+  (void)play(kAsha, 27, options);
+  CHECK(again.str() == trace.str());
 }

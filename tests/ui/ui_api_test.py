@@ -11,6 +11,7 @@ import hashlib
 import http.client
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -38,6 +39,42 @@ def raw_get(port, path, host=None):
     body = r.read()
     conn.close()
     return r.status, body
+
+
+def since_start(journal, at):
+    """A journal time as seconds since its first record, to the millisecond (as recorded)."""
+    return round((at - journal[0]["at"]) * 1000) / 1000
+
+
+def launches_of(journal):
+    """The journal's launches, as (slot, start, end) in seconds since its first record: a launch
+    record's slot and time, up to the trial's next exit record (None: none was journaled)."""
+    open_launch, out = {}, []
+    for r in journal:
+        if "launched" in r:
+            b = r["launched"]
+            open_launch[b["request_id"]] = len(out)
+            out.append([b["slot"], since_start(journal, b["at"]), None])
+        elif "exited" in r and r["exited"]["request_id"] in open_launch:
+            out[open_launch.pop(r["exited"]["request_id"])][2] = since_start(journal, r["exited"]["at"])
+    return out
+
+
+def best_so_far(journal, x):
+    """[x(record), metric] at each validation better (smaller) than all before it."""
+    out = []
+    for r in journal:
+        if r.get("in", {}).get("event") == "validation_completed" and (not out or r["in"]["metric"] < out[-1][1]):
+            out.append([x(r), r["in"]["metric"]])
+    return out
+
+
+def check_lanes(spans, lanes, what):
+    """No two spans overlap on one lane, and every lane is one of `lanes`."""
+    check(all(0 <= s["lane"] < lanes for s in spans), f"{what}: lanes 0 to {lanes - 1}: {spans}")
+    for lane in range(lanes):
+        on = sorted((s["start"], s["end"]) for s in spans if s["lane"] == lane)
+        check(all(a[1] <= b[0] + 1e-9 for a, b in zip(on, on[1:])), f"{what}: lane {lane} overlaps: {on}")
 
 
 try:
@@ -195,6 +232,40 @@ try:
 
     # The server kept answering through all of it.
     check(len(server.get("/api/v1/experiments")["experiments"]) == 3, "still answering")
+
+    # ---- the worker timeline: 4 trials on --slots 2 ------------------------------------------------
+    # A grid of 4 points, each trained once to max_length (one launch each: max_restarts 0), all 4
+    # allowed at once by the searcher, so --slots 2 is the limit: 2 lanes, at most 2 at once.
+    slots, xs = 2, [0, 2, 4, 6]
+    config = grid("ui-slots", xs, 3, sleep=0.1)
+    config["searcher"]["max_concurrent_trials"] = len(xs)
+    slotted = store.create(config, options=("--slots", slots))
+    journal = store.journal(slotted)
+    expected = launches_of(journal)
+    check(len(expected) == len(xs) and all(end is not None for _, _, end in expected),
+          f"a launch and an exit journaled per trial: {expected}")
+    charts = server.get(f"/api/v1/experiments/{slotted}/charts")
+    timeline = charts["timeline"]
+    check(charts["timeUnit"] == "seconds" and timeline["kind"] == "workers" and timeline["lanes"] == slots,
+          f"a worker timeline of {slots} slots: {timeline}")
+    spans = timeline["spans"]
+    check(sorted([s["lane"], s["start"], s["end"]] for s in spans) == sorted(expected),
+          f"a span per launch, on its slot, from its launch to its exit: {spans} {expected}")
+    check_lanes(spans, slots, "--slots 2")
+    edges = sorted([(s["start"], 1) for s in spans] + [(s["end"], -1) for s in spans])
+    at_once = max(sum(d for _, d in edges[:k + 1]) for k in range(len(edges)))
+    check(at_once == slots, f"at most (and, 4 trials for 2 slots, exactly) {slots} at once: {at_once}")
+    best = best_so_far(journal, lambda r: since_start(journal, r["at"]))
+    check([p[:2] for p in charts["bestSoFar"]] == best and best[-1][1] == (2 - 3) ** 2 + 10 / 3,
+          f"best so far against the seconds since the first record: {charts['bestSoFar']} {best}")
+
+    # The experiment paused, activated and killed above: each launch on its slot, a launch whose
+    # exit the interruption left unjournaled ending before the next one began.
+    running_launches = sum(1 for r in store.journal(running) if "launched" in r)
+    timeline = server.get(f"/api/v1/experiments/{running}/charts")["timeline"]
+    check(timeline["kind"] == "workers" and len(timeline["spans"]) == running_launches,
+          f"a span per launch of the interrupted experiment ({running_launches}): {timeline}")
+    check_lanes(timeline["spans"], timeline["lanes"], "paused and activated")
     server.stop()
 
     # ---- --dir: a run directory, read-only ------------------------------------------------------------
@@ -208,11 +279,35 @@ try:
     check(status == 409 and "read-only" in body["error"], f"--dir is read-only: {status} {body}")
     server.stop()
 
+    # ---- --dir: a journal written before launches and records carried a slot and a time -----------
+    # The slots experiment's run with those fields taken out: it opens as before, drawn by record
+    # number, with the trial timeline instead of the worker timeline.
+    old_run = store.home / "old-run"
+    shutil.copytree(store.experiment_dir(slotted) / "run", old_run, ignore=shutil.ignore_patterns("*.sock", "*.lock"))
+    with open(old_run / "journal.jsonl", "w") as out:
+        for r in journal:
+            r.pop("at", None)
+            for kind in ("launched", "exited"):
+                if kind in r:
+                    r[kind] = {"request_id": r[kind]["request_id"]}
+            out.write(json.dumps(r, separators=(",", ":")) + "\n")
+    server = Server(searcher_run, store.env, "--dir", old_run)
+    row = server.get("/api/v1/experiments")["experiments"][0]
+    check(row["numTrials"] == len(xs) and row["bestTrialSearcherMetric"] == best[-1][1] and row["error"] is None,
+          f"the old journal opens: {row}")
+    charts = server.get("/api/v1/experiments/1/charts")
+    check(charts["timeUnit"] == "journal record" and charts["timeline"]["kind"] == "trials",
+          f"the old drawing: {charts['timeUnit']} {charts['timeline']}")
+    by_record = best_so_far(journal, lambda r: r["seq"])
+    check([p[:2] for p in charts["bestSoFar"]] == by_record, f"x: record numbers: {charts['bestSoFar']} {by_record}")
+    server.stop()
+
     # ---- --dir: a simulation's --out directory --------------------------------------------------------
     sim = store.home / "sim"
     subprocess.run([searcher_sim, "run", "--config", source / "examples" / "branin_asha.yaml", "--workload",
                     "mf-branin", "--workers", "4", "--out", sim], check=True, capture_output=True, timeout=240)
-    trace = [json.loads(line) for line in (sim / "trace.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (sim / "trace.jsonl").read_text().splitlines()]
+    trace = [r for r in records if "in" in r]  # the searcher calls; the rest: workers taken and freed
     creates = [op for r in trace for op in r["out"]["operations"] if op["type"] == "create"]
     metrics = [r["in"]["metric"] for r in trace if r["in"]["event"] == "validation_completed"]
     summary = json.loads((sim / "summary.json").read_text())
@@ -225,6 +320,22 @@ try:
     check({r["length"]: r["validations"] for r in charts["rungs"]} ==
           {int(k): v for k, v in summary["validations_per_length"].items()}, f"rungs: {charts['rungs']} {summary}")
     check(server.get("/api/v1/trials/1")["trial"]["hparams"] == creates[0]["hparams"], "trial 1 is the first created")
+    # The worker timeline: a span per worker taken in the trace, from then to when it was freed.
+    taken, spans = {}, []
+    for r in records:
+        if "launched" in r:
+            taken[r["launched"]["request_id"]] = (r["launched"]["worker"], r["time"])
+        elif "exited" in r:
+            worker, start = taken.pop(r["exited"]["request_id"])
+            check(worker == r["exited"]["worker"], f"freed the worker it took: {r}")
+            spans.append([worker, start, r["time"]])
+    shown = charts["timeline"]
+    check(charts["timeUnit"] == "virtual seconds" and shown["kind"] == "workers" and shown["lanes"] == 4
+          and shown["launches"] == len(spans) + len(taken), f"a worker timeline of 4 workers: {shown['lanes']} {shown['launches']}")
+    latest = sorted([s["lane"], s["start"], s["end"]] for s in shown["spans"] if not s.get("running"))
+    check(all(span in sorted(spans) for span in latest) and len(shown["spans"]) == min(1000, len(spans) + len(taken)),
+          "each span is a worker's launch in the trace")
+    check_lanes(shown["spans"], 4, "the simulation's workers")
     check(server.get("/api/v1/trials/1/logs")["logs"] == "", "a simulated trial has no output")
     server.stop()
 finally:

@@ -26,7 +26,8 @@ store = Store(searcher_run, source)
 driver = None
 server = None
 CHARTS = ["best so far", "learning curves", "hyperparameter importance", "rung occupancy",
-          "parallel coordinates", "loss against x", "trial timeline"]
+          "parallel coordinates", "loss against x", "worker timeline"]
+SLOTS = 3  # the finished experiment's --slots: its worker timeline has a lane each
 
 
 def chart(label):
@@ -59,7 +60,7 @@ try:
     done = random_search("ui-asha", 12, 9, 0.0, concurrent=3)
     done["searcher"] = {"name": "adaptive_asha", "metric": "loss", "smaller_is_better": True,
                         "max_trials": 12, "max_length": {"batches": 9}, "max_concurrent_trials": 3, "mode": "standard"}
-    done_id = store.create(done)
+    done_id = store.create(done, options=("--slots", SLOTS))
     running_id = store.create(random_search("ui-running", 40, 10, 0.1), detach=True)
     server = Server(searcher_run, store.env)
 
@@ -89,6 +90,12 @@ try:
     check(len(curves) == 12, f"a learning curve per trial: {len(curves)}")
     check(len(driver.find_elements(By.CSS_SELECTOR, 'svg[aria-label="parallel coordinates"] path.pc-line')) == 12,
           "a line per trial in the parallel coordinates")
+    lanes = driver.find_elements(By.CSS_SELECTOR, 'svg[aria-label="worker timeline"] rect.lane')
+    check(sorted(int(lane.get_attribute("data-lane")) for lane in lanes) == list(range(SLOTS)),
+          f"the worker timeline has a lane per slot ({SLOTS}): {len(lanes)}")
+    launches = sum(1 for r in store.journal(done_id) if "launched" in r)
+    spans = driver.find_elements(By.CSS_SELECTOR, 'svg[aria-label="worker timeline"] rect.span')
+    check(len(spans) == launches, f"a bar per launch the journal recorded ({launches}): {len(spans)}")
     importance = chart("hyperparameter importance").text
     check("x" in importance, f"importance names x: {importance}")
     check("Spearman" in driver.find_element(By.XPATH, "//section[h2='Hyperparameter importance']").text,

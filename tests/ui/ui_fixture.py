@@ -56,10 +56,11 @@ class Store:
                                          f"{done.stdout}{done.stderr}")
         return done
 
-    def create(self, config, detach=False):
+    def create(self, config, detach=False, options=()):
+        """Creates and runs the experiment; `options`: searcher-run's run options (--slots N)."""
         path = self.home / f"{config['name']}.json"
         path.write_text(json.dumps(config))
-        args = ["create", "--config", path, "--model-dir", self.model, "--json"]
+        args = ["create", "--config", path, "--model-dir", self.model, "--json", *map(str, options)]
         if detach:
             args.append("--detach")
         done = self.run(*args)
@@ -67,6 +68,10 @@ class Store:
 
     def experiment_dir(self, id):
         return self.root / "experiments" / str(id)
+
+    def journal(self, id):
+        """The experiment's journal records (complete lines)."""
+        return [json.loads(line) for line in (self.experiment_dir(id) / "run" / "journal.jsonl").read_text().splitlines()]
 
     def cleanup(self):
         shutil.rmtree(self.home, ignore_errors=True)

@@ -51,6 +51,7 @@ struct LaunchState {
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
   bool silent = false;         // killed for saying nothing for --trial-timeout
+  std::uint64_t slot = 0;      // the supervisor's slot it runs in (journaled, for the web UI)
 };
 
 // checkpoint_storage's save policy (Determined's defaults).

@@ -177,6 +177,12 @@ void truncate_journal(const std::filesystem::path& path, std::uint64_t size) {
   }
 }
 
+double journal_time() {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  return static_cast<double>(ms.count()) / 1000.0;
+}
+
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::path temporary = path;
   temporary += ".tmp";

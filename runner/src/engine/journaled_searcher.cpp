@@ -29,7 +29,9 @@ std::vector<Operation> JournaledSearcher::post(const CustomPost& post) {
 
 void JournaledSearcher::record(const nlohmann::json& in, const std::vector<Operation>& ops,
                                const nlohmann::json& metrics) {
-  nlohmann::json entry{{"seq", seq_++}, {"in", in}, {"out", operations_answer(ops)}};
+  // "at": when (journal_time), for the web UI's best-so-far over time; replay ignores it.
+  nlohmann::json entry{
+      {"seq", seq_++}, {"in", in}, {"out", operations_answer(ops)}, {"at", journal_time()}};
   if (!metrics.is_null()) entry["metrics"] = metrics;
   journal_->append(entry);
 }

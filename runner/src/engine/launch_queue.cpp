@@ -31,10 +31,17 @@ fs::path python_client_dir() {
 // run launches trials in the order the old one would have. "launched" also counts a launch
 // (a resumed trial's next trial_run_id), so it is synced; losing the last of the others in a
 // machine crash changes only that order, and the next synced record syncs them.
+// A launch and an exit also say where and when (its slot, journal_time): records for the web
+// UI's worker timeline (docs/store.md), which replay and resume ignore.
 void Experiment::append_order_record(const char* kind, std::uint32_t i) {
   note_order(kind, i);
-  append_runner_record(kind, {{"request_id", trials_[i].id.to_string()}},
-                       std::strcmp(kind, "launched") == 0);
+  const bool launched = std::strcmp(kind, "launched") == 0;
+  nlohmann::json body{{"request_id", trials_[i].id.to_string()}};
+  if (launched || std::strcmp(kind, "exited") == 0) {
+    body["slot"] = launches_[i].slot;
+    body["at"] = journal_time();
+  }
+  append_runner_record(kind, std::move(body), launched);
 }
 
 // The order trials wait and run in, as those records say (live, and when replayed).
@@ -144,6 +151,7 @@ void Experiment::launch_waiting() {
       [this](std::uint32_t i, long) {
         TrialRecord& t = trials_[i];
         ++t.launches;
+        launches_[i].slot = supervisor_.slot(i);
         append_order_record("launched", i);
         const TrialProcess& process = supervisor_.process(i);
         if (!process.handle().empty()) {  // it may outlive us: journaled, so resume reattaches

@@ -96,6 +96,7 @@ void Experiment::reattach(std::uint32_t i) {
   }
   report_.log(name(i) + ": reattached to " + process->describe());
   supervisor_.adopt(i, std::move(process), t.job_token);
+  launches_[i].slot = supervisor_.slot(i);
 }
 
 void Experiment::replay(const ReplayedRecord& record) {

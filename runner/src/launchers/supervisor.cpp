@@ -74,8 +74,11 @@ void Supervisor::launch_waiting(
     }
     const long pid = process->pid();
     if (!token.empty()) tokens_[token] = trial;
-    Live& live = live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}})
-                     .first->second;
+    Live& live =
+        live_
+            .emplace(trial,
+                     Live{std::move(process), token, {}, false, false, {}, {}, {}, take_slot()})
+            .first->second;
     if (live.process->handle().empty()) live.heard = std::chrono::steady_clock::now();
     live_order_.push_back(trial);
     started(trial, pid);
@@ -86,8 +89,15 @@ void Supervisor::adopt(std::uint32_t trial, std::unique_ptr<TrialProcess> proces
                        const std::string& token) {
   if (live_.contains(trial)) return;
   if (!token.empty()) tokens_[token] = trial;
-  live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}});
+  live_.emplace(trial, Live{std::move(process), token, {}, false, false, {}, {}, {}, take_slot()});
   live_order_.push_back(trial);
+}
+
+std::uint64_t Supervisor::take_slot() {
+  if (free_slots_.empty()) return next_slot_++;
+  const std::uint64_t slot = free_slots_.top();
+  free_slots_.pop();
+  return slot;
 }
 
 std::vector<std::uint32_t> Supervisor::silent(std::chrono::steady_clock::duration limit,
@@ -405,6 +415,7 @@ void Supervisor::reap() {
     Live ended = std::move(live_.at(trial));
     for (Connection& c : ended.connections) ::close(c.fd);
     if (!ended.token.empty()) tokens_.erase(ended.token);
+    release_slot(ended.slot);
     live_order_.erase(live_order_.begin() + static_cast<long>(k));
     live_.erase(trial);
     listener_.on_exited(trial, *status);

@@ -186,9 +186,47 @@ json importance_json(const Ranking& r) {
           {"values", std::move(importance)}};
 }
 
+const char* clock_name(Clock clock) {
+  switch (clock) {
+    case Clock::kVirtualSeconds:
+      return "virtual seconds";
+    case Clock::kSeconds:
+      return "seconds";
+    case Clock::kRecordNumber:
+      break;
+  }
+  return "journal record";
+}
+
+/// The worker timeline: one lane per slot (a run) or worker (a simulation), each launch of a
+/// trial a span on the lane it ran in, until its exit (or now, while it runs). The latest
+/// kMaxChartLaunches launches, if there are more.
+json worker_timeline_json(const Ranking& r) {
+  const ExperimentView& view = r.view;
+  const std::vector<Launch>& launches = view.launches();
+  const std::size_t first =
+      launches.size() > kMaxChartLaunches ? launches.size() - kMaxChartLaunches : 0;
+  json spans = json::array();
+  for (std::size_t k = first; k < launches.size(); ++k) {
+    const Launch& l = launches[k];
+    const TrialView& t = view.trials()[l.trial - 1];
+    json span{{"id", r.id_of(t)},
+              {"start", l.start},
+              {"end", l.end.value_or(std::max(l.start, view.last_at()))},
+              {"lane", l.place},
+              {"state", t.state}};
+    if (!l.end) span["running"] = true;
+    if (l.crashed) span["crashed"] = true;
+    spans.push_back(std::move(span));
+  }
+  return {{"kind", "workers"},           {"lanes", view.places()}, {"spans", std::move(spans)},
+          {"launches", launches.size()}, {"shownFrom", first},     {"now", view.last_at()}};
+}
+
 /// Each trial from its creation to its close (or now), packed into lanes (the first lane free
-/// at its start), so the lanes show how many trials were under way at once.
-json timeline_json(const Ranking& r) {
+/// at its start), so the lanes show how many trials were under way at once: for a log that
+/// does not say where trials ran (a journal from before launches named their slot).
+json trial_timeline_json(const Ranking& r) {
   const std::vector<TrialView>& trials = r.view.trials();
   std::priority_queue<std::pair<double, std::uint32_t>,
                       std::vector<std::pair<double, std::uint32_t>>, std::greater<>>
@@ -222,8 +260,17 @@ json timeline_json(const Ranking& r) {
                      {"lane", lane[i]},
                      {"state", t.state}});
   }
-  return {
-      {"lanes", lanes}, {"spans", std::move(spans)}, {"stride", stride}, {"now", r.view.last_at()}};
+  return {{"kind", "trials"},
+          {"lanes", lanes},
+          {"spans", std::move(spans)},
+          {"stride", stride},
+          {"now", r.view.last_at()}};
+}
+
+/// The worker timeline when the log says where every launch ran, else the trial timeline.
+json timeline_json(const Ranking& r) {
+  if (!r.view.launches().empty() && r.view.unplaced_launches() == 0) return worker_timeline_json(r);
+  return trial_timeline_json(r);
 }
 
 }  // namespace
@@ -245,7 +292,8 @@ json chart_data(const ExperimentView& view, const IdOf& id_of) {
           {"points", points_json(r)},
           {"hparams", std::move(kinds)},
           {"importance", importance_json(r)},
-          {"timeline", timeline_json(r)}};
+          {"timeline", timeline_json(r)},
+          {"timeUnit", clock_name(view.clock())}};
 }
 
 }  // namespace hpsearch::ui

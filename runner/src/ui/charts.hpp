@@ -2,7 +2,7 @@
 // Private to runner/: what the experiment page draws, computed on the server from the whole
 // experiment and cut to what a page can draw quickly (docs/ui.md, "Scale"): best so far,
 // learning curves, the trials for parallel coordinates and metric-against-hyperparameter plots,
-// a hyperparameter importance estimate, rung occupancy and the trial timeline.
+// a hyperparameter importance estimate, rung occupancy and the worker timeline.
 
 #include <cstddef>
 #include <functional>
@@ -14,6 +14,8 @@ namespace hpsearch::ui {
 
 /// At most this many trials in the parallel coordinates, the scatter plots and the timeline.
 inline constexpr std::size_t kMaxChartTrials = 1000;
+/// At most this many launches in the worker timeline (the latest ones).
+inline constexpr std::size_t kMaxChartLaunches = 1000;
 /// At most this many learning curves (the best trials').
 inline constexpr std::size_t kMaxCurves = 150;
 

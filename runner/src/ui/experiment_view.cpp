@@ -1,6 +1,7 @@
 // What the web UI shows of one experiment, followed from its event log (experiment_view.hpp).
 #include "ui/experiment_view.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -44,6 +45,11 @@ void ExperimentView::reset() {
   trials_at_length_.clear();
   shutdown_ = nullptr;
   last_at_ = 0;
+  clock_ = Clock::kRecordNumber;
+  origin_ = 0;
+  launches_.clear();
+  places_ = 0;
+  unplaced_launches_ = 0;
   experiment_json_time_ = {};  // taken in again over the new trials
 }
 
@@ -126,22 +132,63 @@ void ExperimentView::take_experiment_json() {
   run_record_ = std::move(j);
 }
 
+// The first record sets the clock: a trace's records carry "time" (virtual seconds), a run's
+// "at" (journal_time: seconds since the epoch, counted here from the first record); a journal
+// whose first record has neither was written before records carried a time, and is read by
+// record number throughout (a later runner's times in it would start from a different origin).
+std::optional<double> ExperimentView::time_of(const nlohmann::json& record,
+                                              const nlohmann::json* body) {
+  const auto number = [](const nlohmann::json& j, const char* key) -> std::optional<double> {
+    const auto found = j.find(key);
+    if (found == j.end() || !found->is_number()) return std::nullopt;
+    return found->get<double>();
+  };
+  if (records_ == 1) {
+    if (number(record, "time")) {
+      clock_ = Clock::kVirtualSeconds;
+    } else if (const auto at = number(record, "at")) {
+      clock_ = Clock::kSeconds;
+      origin_ = *at;
+    }
+  }
+  switch (clock_) {
+    case Clock::kVirtualSeconds:
+      return number(record, "time");
+    case Clock::kSeconds: {
+      std::optional<double> at = number(record, "at");
+      if (!at && body != nullptr && body->is_object()) at = number(*body, "at");
+      if (!at) return std::nullopt;
+      return std::round((*at - origin_) * 1000) / 1000;  // journal times are to the millisecond
+    }
+    case Clock::kRecordNumber:
+      break;
+  }
+  if (const auto seq = number(record, "seq")) return seq;
+  return static_cast<double>(records_);
+}
+
 void ExperimentView::apply(const nlohmann::json& record) {
   ++records_;
   const auto in = record.find("in");
   const auto out = record.find("out");
-  if (in == record.end() || !in->is_object()) return;  // the runner's own records
-  double at = static_cast<double>(records_);
-  if (const auto time = record.find("time"); time != record.end() && time->is_number())
-    at = time->get<double>();
-  else if (const auto seq = record.find("seq"); seq != record.end() && seq->is_number())
-    at = seq->get<double>();
+  if (in == record.end() || !in->is_object()) {
+    // The runner's own records, and the trace's: a launch and an exit are the worker timeline.
+    for (const char* kind : {"launched", "exited"}) {
+      const auto body = record.find(kind);
+      if (body == record.end() || !body->is_object()) continue;
+      const std::optional<double> at = time_of(record, &*body);
+      if (at) take_launch(kind, *body, *at);
+    }
+    return;
+  }
+  const double at = time_of(record, nullptr).value_or(last_at_);
   last_at_ = at;
   if (in->value("event", std::string()) != "initial_operations") {
     const Event event = event_from_json(*in);
     const auto found = by_request_.find(request_id_of(event).to_string());
     if (found != by_request_.end()) {
       TrialView& trial = trials_[found->second];
+      trial.last_heard = at;
       if (const auto* v = std::get_if<ValidationCompleted>(&event)) {
         take_validation(found->second, v->length, v->metric, at);
       } else if (const auto* exited = std::get_if<TrialExitedEarly>(&event)) {
@@ -174,6 +221,39 @@ void ExperimentView::apply(const nlohmann::json& record) {
       shutdown_ = {{"cancel", shutdown->cancel}, {"failure", shutdown->failure}};
     }
   }
+}
+
+void ExperimentView::take_launch(const std::string& kind, const nlohmann::json& body, double at) {
+  const auto id = body.find("request_id");
+  if (id == body.end() || !id->is_string()) return;
+  const auto found = by_request_.find(id->get<std::string>());
+  if (found == by_request_.end()) return;
+  TrialView& trial = trials_[found->second];
+  last_at_ = std::max(last_at_, at);
+  if (kind == "exited") {
+    if (trial.running) {
+      launches_[*trial.running].end = at;
+      launches_[*trial.running].crashed = body.value("crashed", false);
+      trial.running.reset();
+    }
+    return;
+  }
+  std::optional<std::uint64_t> place;
+  for (const char* key : {"slot", "worker"})
+    if (const auto p = body.find(key); p != body.end() && p->is_number_unsigned())
+      place = p->get<std::uint64_t>();
+  if (!place || *place >= kMaxPlaces) {
+    ++unplaced_launches_;
+    return;
+  }
+  // Launched again without an exit in between: the run was interrupted under it (a trial
+  // paused by Ctrl-C is relaunched first on resume, so its exit is not journaled). It ran
+  // until the last the log heard of it.
+  if (trial.running) launches_[*trial.running].end = trial.last_heard;
+  trial.last_heard = at;
+  trial.running = launches_.size();
+  launches_.push_back({found->second + 1, *place, at, std::nullopt, false});
+  places_ = std::max(places_, *place + 1);
 }
 
 void ExperimentView::take_validation(std::uint32_t index, std::uint64_t length, double metric,

@@ -5,7 +5,9 @@
 // "out": {"operations": [...]}} (docs/protocol.md), read here with the journal's own reader
 // (read from where the last refresh stopped: a refresh costs what was appended, not the whole
 // log). The runner's experiment.json adds what the searcher is not told (restarts, checkpoints,
-// the runner's outcome), taken in again whenever it is rewritten.
+// the runner's outcome), taken in again whenever it is rewritten. The logs' "launched" and
+// "exited" records say where each launch of a trial ran (a slot, a worker) and when: the worker
+// timeline (docs/store.md, docs/simulator.md).
 
 #include <cstdint>
 #include <filesystem>
@@ -18,8 +20,12 @@
 
 namespace hpsearch::ui {
 
-/// A validation the searcher was told: the length trained, the searcher metric, and when
-/// (`at`: virtual seconds in a simulator trace, the journal's record number in a run).
+/// What the times of a view are (its `at`s): virtual seconds of a simulator trace, seconds since
+/// a run's first journal record, or, for a journal written before its records carried a time
+/// ("at"), the record's number.
+enum class Clock { kVirtualSeconds, kSeconds, kRecordNumber };
+
+/// A validation the searcher was told: the length trained, the searcher metric, and when.
 struct ValidationPoint {
   std::uint64_t length = 0;
   double metric = 0;  ///< NaN for a metric that was not a number
@@ -36,13 +42,30 @@ struct TrialView {
   std::uint64_t target = 0;      ///< the latest validate_after length
   double created_at = 0;
   std::optional<double> ended_at;
-  std::optional<std::size_t> best;  ///< index into validations of the best one
+  std::optional<std::size_t> best;     ///< index into validations of the best one
+  std::optional<std::size_t> running;  ///< index into launches() of its launch still open
+  double last_heard = 0;               ///< the time of its latest event or launch in the log
   // From the runner's experiment.json (absent for a simulation):
   std::uint64_t restarts = 0;
   std::string outcome;  ///< the runner's word: running, paused, completed, stopped, errored
   nlohmann::json checkpoints = nlohmann::json::array();  ///< its stored checkpoints
   nlohmann::json last_failure = nullptr;
 };
+
+/// One launch of a trial (its first start, a restart, a resume, a promotion after a pause):
+/// where it ran (the runner's slot, the simulator's worker) and from when to when.
+struct Launch {
+  std::uint32_t trial = 0;  ///< index
+  std::uint64_t place = 0;
+  double start = 0;
+  std::optional<double> end;  ///< none while it runs (or a run was interrupted under it)
+  bool crashed = false;       ///< the simulator's: the launch ended in a crash
+};
+
+/// Places (slots, workers) a view draws lanes for: a launch recorded in a place beyond them (a
+/// damaged log; no run has that many slots) counts as unplaced, so a page never draws millions
+/// of lanes.
+inline constexpr std::uint64_t kMaxPlaces = 4096;
 
 /// A point of the best-so-far series: when the best validation improved, and to what.
 struct BestPoint {
@@ -85,10 +108,21 @@ class ExperimentView {
   [[nodiscard]] const std::string& error() const { return error_; }
   [[nodiscard]] std::uint64_t records() const { return records_; }
   [[nodiscard]] double last_at() const { return last_at_; }
+  [[nodiscard]] Clock clock() const { return clock_; }
+  /// Every launch the log placed, in the order they began.
+  [[nodiscard]] const std::vector<Launch>& launches() const { return launches_; }
+  /// Slots or workers: the highest place a launch ran in, plus one.
+  [[nodiscard]] std::uint64_t places() const { return places_; }
+  /// Launches recorded without a place (a journal written before launches named their slot).
+  [[nodiscard]] std::uint64_t unplaced_launches() const { return unplaced_launches_; }
 
  private:
   void reset();
   void apply(const nlohmann::json& record);
+  // The record's time in the view's clock (set by the first record), or none.
+  [[nodiscard]] std::optional<double> time_of(const nlohmann::json& record,
+                                              const nlohmann::json* body);
+  void take_launch(const std::string& kind, const nlohmann::json& body, double at);
   void take_validation(std::uint32_t index, std::uint64_t length, double metric, double at);
   void take_experiment_json();
 
@@ -111,6 +145,11 @@ class ExperimentView {
   std::string error_;
   std::string log_error_;
   double last_at_ = 0;
+  Clock clock_ = Clock::kRecordNumber;
+  double origin_ = 0;  // a run's first journal time: its times count from there
+  std::vector<Launch> launches_;
+  std::uint64_t places_ = 0;
+  std::uint64_t unplaced_launches_ = 0;
 };
 
 }  // namespace hpsearch::ui

@@ -32,8 +32,10 @@ const cli::OptionSet& options() {
         .value("--metric-seed", "N", "seed of the random order and random metric (default 0)")
         .flag("--json", "print the result as JSON instead of a table")
         .value("--trace", "FILE",
-               "write every step as a JSON line {\"in\": event, \"out\": answer}; the\n"
-               "\"in\" lines replay through `searcher-sim drive` with the same answers")
+               "write every step as a JSON line {\"in\": event, \"out\": answer} (with\n"
+               "--workers, its \"time\" too, and the workers trials take and free:\n"
+               "\"launched\", \"exited\"); the \"in\" lines replay through `searcher-sim\n"
+               "drive` with the same answers")
         .flag("--help", "this text")
         .heading(
             "With workers (what Determined's preview cannot tell; cost is linear: a preview has\n"

@@ -99,6 +99,11 @@ struct JournalContents {
 /// Cuts a journal back to its complete records (after a torn tail).
 void truncate_journal(const std::filesystem::path& path, std::uint64_t size);
 
+/// The time a journal record carries (`"at"`, docs/store.md): the wall clock in seconds since
+/// the Unix epoch, to the millisecond. A record of when something happened, for people and the
+/// web UI: nothing that decides reads it, and replay ignores it.
+[[nodiscard]] double journal_time();
+
 /// Replaces `path` with `text` atomically: readers see the old or the new file, never a mix.
 /// Throws DiskError (the temporary file removed, `path` untouched).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -92,6 +93,10 @@ class Supervisor {
   [[nodiscard]] const std::string& token(std::uint32_t trial) const {
     return live_.at(trial).token;
   }
+  /// The slot a running trial holds: 0 to slots - 1, the lowest one free at its launch (or
+  /// adoption), held until its exit. A record of where it ran (the web UI's worker timeline);
+  /// nothing is decided by it.
+  [[nodiscard]] std::uint64_t slot(std::uint32_t trial) const { return live_.at(trial).slot; }
 
   /// Writes a command line to a running trial: on its descriptor 3 and on each of its
   /// connections; a connection made later gets every command of the launch first, so no
@@ -136,7 +141,8 @@ class Supervisor {
     std::vector<Connection> connections;
     std::string commands;  // every command sent to this launch, for late connections
     std::optional<std::chrono::steady_clock::time_point>
-        heard;  // last line or connection; none: not timed yet
+        heard;               // last line or connection; none: not timed yet
+    std::uint64_t slot = 0;  // slot(): the lowest free at its launch
   };
   void read_reports(std::uint32_t trial);
   // Reads what a connection has; false once it is closed (then the caller drops it).
@@ -157,6 +163,9 @@ class Supervisor {
   // Tells the listener `text` unless `told`, then sets it.
   void notice_once(bool& told, const std::string& text);
   void reap();
+  // The lowest slot no running trial holds (O(log slots)); release gives it back.
+  std::uint64_t take_slot();
+  void release_slot(std::uint64_t slot) { free_slots_.push(slot); }
 
   Launcher& launcher_;
   std::uint64_t slots_;
@@ -167,8 +176,11 @@ class Supervisor {
   std::unordered_map<std::uint32_t, Live> live_;
   std::unordered_map<std::string, std::uint32_t> tokens_;  // of running launches
   std::vector<std::uint32_t> live_order_;  // launch order: reports are read in a fixed order
-  std::vector<Connection> pending_;        // connected, no hello yet
-  bool readable_ = false;                  // the last wait saw something to read
+  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>>
+      free_slots_;                   // given back by trials that exited
+  std::uint64_t next_slot_ = 0;      // never held yet: this one and above
+  std::vector<Connection> pending_;  // connected, no hello yet
+  bool readable_ = false;            // the last wait saw something to read
   // After a descriptor shortage: when accepting, and launching, may start again.
   std::chrono::steady_clock::time_point accept_at_{};
   std::chrono::steady_clock::time_point launch_at_{};

@@ -60,8 +60,10 @@ struct RunOptions {
   double metric_noise = 0;
   std::uint32_t seed = 0;         ///< seeds every random draw of the run, not the searcher
   bool smaller_is_better = true;  ///< the config's direction; workloads are minimised
-  std::ostream* trace = nullptr;  ///< JSON lines {"time", "in", "out"} for every searcher call
-  bool timeline = false;          ///< record worker spans, validations and trials for plots
+  /// JSON lines {"time", "in", "out"} for every searcher call, and {"time", "launched" or
+  /// "exited": {"request_id", "worker", ...}} for every worker a trial takes and frees
+  std::ostream* trace = nullptr;
+  bool timeline = false;  ///< record worker spans, validations and trials for plots
   /// Replaces the workload's value (a trial's creation index and its fidelity in, the metric
   /// out); previews use it for their constant, random and trial-id metrics.
   std::function<double(std::uint64_t trial, double fidelity)> metric{};
