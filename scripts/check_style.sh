@@ -15,6 +15,15 @@ if ! clang-format --dry-run --Werror "${cxx[@]}" 2>/tmp/hpsearch-format.$$; then
 fi
 rm -f /tmp/hpsearch-format.$$
 # The runner's rooms: no include points back up (docs/architecture.md).
+# Issue 23: no library source file over 700 lines (tests, benchmarks and fuzz targets aside):
+# a file that long has more than one job; split it along its seams.
+while read -r count file; do
+  [ "$file" = total ] && continue
+  if [ "$count" -gt 700 ]; then
+    echo "over 700 lines ($count): $file (split it along its seams)"
+    status=1
+  fi
+done < <(printf '%s\n' "${cxx[@]}" | grep -v -E '^(tests|bench|fuzz)/' | xargs wc -l)
 if ! /usr/bin/python3 scripts/check_rooms.py; then
   status=1
 fi
