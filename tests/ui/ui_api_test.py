@@ -12,8 +12,10 @@ import http.client
 import json
 import pathlib
 import shutil
+import socket
 import subprocess
 import sys
+import time
 
 from ui_fixture import Server, Store, check, grid, random_search, wait_for
 
@@ -337,6 +339,23 @@ try:
           "each span is a worker's launch in the trace")
     check_lanes(shown["spans"], 4, "the simulation's workers")
     check(server.get("/api/v1/trials/1/logs")["logs"] == "", "a simulated trial has no output")
+    # ---- a flood of idle connections: answered in time, and nothing lost -----------------------------
+    # 300 connections that send nothing hold the server's threads until their read times out
+    # (1 s, 32 threads: about 10 s to drain them); with the library's defaults (5 s, 8 threads)
+    # the request below waited over 3 minutes. The deadline is generous for a loaded machine.
+    idle = [socket.create_connection(("127.0.0.1", server.port), timeout=30) for _ in range(300)]
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=90)
+    conn.request("GET", "/api/v1/experiments/1")
+    answer = conn.getresponse()
+    waited = time.monotonic() - started
+    check(answer.status == 200 and json.loads(answer.read())["experiment"]["id"] == 1 and waited < 90,
+          f"answered behind 300 idle connections: {answer.status} after {waited:.1f} s")
+    conn.close()
+    for sock in idle:
+        sock.close()
+    check(server.get("/api/v1/experiments")["experiments"][0]["numTrials"] == len(creates),
+          "the server answers as before once they are gone")
     server.stop()
 finally:
     store.cleanup()

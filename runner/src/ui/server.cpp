@@ -7,10 +7,23 @@
 #include "ui/api.hpp"
 
 namespace hpsearch::ui {
+namespace {
+constexpr std::size_t kServerThreads = 32;
+}  // namespace
 
 void serve(Api& api, const std::string& host, int port, const std::function<void(int)>& ready) {
   httplib::Server server;
   server.set_payload_max_length(64 * 1024);  // nothing the API takes has a body worth more
+  // A connection holds a worker thread while it is read (cpp-httplib serves a connection per
+  // thread), so a local program that opens many connections and sends nothing would queue every
+  // other request behind them: with the library's defaults (8 threads, 5 s per read) 300 idle
+  // connections kept the API silent for over 20 s. More threads, and a connection that sends
+  // nothing for a second (or stays idle two seconds between requests) is closed: such a flood
+  // drains at 32 connections a second, and the server never stops answering for good.
+  server.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
+  server.set_read_timeout(1, 0);
+  server.set_keep_alive_timeout(2);
+  server.set_keep_alive_max_count(100);
   server.set_pre_routing_handler([&api](const httplib::Request& req, httplib::Response& res) {
     Request request;
     request.method = req.method;
