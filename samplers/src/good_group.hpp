@@ -14,6 +14,20 @@ namespace hpsearch::sampler_detail {
 
 using hpsearch::rank_correlation;  // hpsearch/samplers/rank_correlation.hpp
 
+/// How far TPE trusts each length's ranking of trials (longest first): the reference length
+/// (the longest with at least `min_trials` observations) and every longer one 1; a shorter one
+/// the square of the rank correlation of its metrics with the reference's over the trials that
+/// reported at both (measured on at least `min_trials` of them, else 0), negative correlations
+/// counting as 0. Empty while no length holds `min_trials` observations.
+struct LengthTrust {
+  std::uint64_t length = 0;
+  double trust = 1;
+  bool reference = false;
+  bool measured = true;  // false: too few trials reported at both lengths (trust 0)
+};
+void length_trust(const ObservationStore& store, std::size_t min_trials,
+                  std::vector<LengthTrust>& out);
+
 /// The good group, at most `size` trials, best first (GoodGroup rule of docs/samplers.md):
 /// - the reference length is the longest with at least `min_trials` observations;
 /// - the reference and every longer length give their best `gamma` share (at least one);
@@ -28,5 +42,15 @@ using hpsearch::rank_correlation;  // hpsearch/samplers/rank_correlation.hpp
 /// Work: O(L cap log cap) for L lengths, on the store's capped data.
 void good_group(const ObservationStore& store, double gamma, std::size_t size,
                 std::size_t min_trials, std::vector<std::uint32_t>& out);
+
+/// TPE's bad group, thinned by the same trust (docs/samplers.md, "The bad group"): of the
+/// trials whose longest length is a shorter one with a measured trust t < 1, an even share t is
+/// kept (the k-th of that length, counting from 0 in the order given, when
+/// floor((k + 1) t) > floor(k t)), the others are removed; trials at the reference length or
+/// longer, at lengths whose trust is not measured yet, and all trials while `trust` is empty
+/// stay. A trial stopped after a length that ranks trials unlike the longest was stopped on
+/// a poor guess: it is no evidence of a bad region. Order is kept. O(n L) for L lengths.
+void thin_by_trust(const ObservationStore& store, const std::vector<LengthTrust>& trust,
+                   std::vector<std::uint32_t>& trials);
 
 }  // namespace hpsearch::sampler_detail

@@ -75,6 +75,9 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   std::vector<std::uint32_t> bad;
   store_.spread(cap - good.size(), bad);
   std::erase_if(bad, is_good);
+  std::vector<sampler_detail::LengthTrust> trust;
+  sampler_detail::length_trust(store_, sampler_detail::min_observations(config_.model, d), trust);
+  sampler_detail::thin_by_trust(store_, trust, bad);
   bad.insert(bad.end(), repeats.begin(), repeats.end());
   std::sort(bad.begin(), bad.end());
   bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
