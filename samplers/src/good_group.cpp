@@ -34,9 +34,14 @@ void length_trust(const ObservationStore& store, std::size_t min_trials,
 
 void good_group(const ObservationStore& store, double gamma, std::size_t size,
                 std::size_t min_trials, std::vector<std::uint32_t>& out) {
-  out.clear();
   std::vector<LengthTrust> trust;
   length_trust(store, min_trials, trust);
+  good_group(store, trust, gamma, size, out);
+}
+
+void good_group(const ObservationStore& store, const std::vector<LengthTrust>& trust, double gamma,
+                std::size_t size, std::vector<std::uint32_t>& out) {
+  out.clear();
   if (trust.empty()) {
     store.leaders(size, out);
     return;

@@ -42,6 +42,9 @@ void length_trust(const ObservationStore& store, std::size_t min_trials,
 /// Work: O(L cap log cap) for L lengths, on the store's capped data.
 void good_group(const ObservationStore& store, double gamma, std::size_t size,
                 std::size_t min_trials, std::vector<std::uint32_t>& out);
+/// The same with the trust already measured (length_trust with `min_trials`).
+void good_group(const ObservationStore& store, const std::vector<LengthTrust>& trust, double gamma,
+                std::size_t size, std::vector<std::uint32_t>& out);
 
 /// TPE's bad group, thinned by the same trust (docs/samplers.md, "The bad group"): of the
 /// trials whose longest length is a shorter one with a measured trust t < 1, an even share t is
