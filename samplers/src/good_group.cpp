@@ -19,7 +19,7 @@ void length_trust(const ObservationStore& store, std::size_t min_trials,
   std::vector<double> at_reference;
   for (auto it = lengths.begin(); it != lengths.end(); ++it) {
     if (it <= reference) {
-      out.push_back({*it, 1.0, it == reference, true});
+      out.push_back({*it, 1.0, it == reference, true, 1.0});
       continue;
     }
     store.paired_metrics(*it, *reference, at_shorter, at_reference);
@@ -28,7 +28,7 @@ void length_trust(const ObservationStore& store, std::size_t min_trials,
     // the good group; the square keeps them out and changes little where rho is near 1.
     const bool measured = at_shorter.size() >= min_trials;
     const double rho = measured ? std::max(0.0, rank_correlation(at_shorter, at_reference)) : 0.0;
-    out.push_back({*it, rho * rho, false, measured});
+    out.push_back({*it, rho * rho, false, measured, rho});
   }
 }
 
@@ -73,13 +73,12 @@ void thin_by_trust(const ObservationStore& store, const std::vector<LengthTrust>
     const auto it = std::find_if(trust.begin(), trust.end(),
                                  [&](const LengthTrust& l) { return l.length == length; });
     // Unmeasured (too few trials reported at both lengths yet): no evidence either way, kept.
-    if (it == trust.end() || !it->measured || it->trust >= 1) return false;
-    // Keep an even share `trust` of this length's trials: the k-th (from 0) is kept when
-    // floor((k + 1) * trust) passes an integer.
+    if (it == trust.end() || !it->measured || it->rho >= 1) return false;
+    // Keep an even share rho of this length's trials: the k-th (from 0) is kept when
+    // floor((k + 1) * rho) passes an integer.
     const std::size_t k = seen[static_cast<std::size_t>(it - trust.begin())]++;
-    const auto before = static_cast<std::uint64_t>(std::floor(static_cast<double>(k) * it->trust));
-    const auto after =
-        static_cast<std::uint64_t>(std::floor(static_cast<double>(k + 1) * it->trust));
+    const auto before = static_cast<std::uint64_t>(std::floor(static_cast<double>(k) * it->rho));
+    const auto after = static_cast<std::uint64_t>(std::floor(static_cast<double>(k + 1) * it->rho));
     return after == before;
   });
 }

@@ -24,6 +24,7 @@ struct LengthTrust {
   double trust = 1;
   bool reference = false;
   bool measured = true;  // false: too few trials reported at both lengths (trust 0)
+  double rho = 1;        // the rank correlation itself (negative counting as 0); trust = rho^2
 };
 void length_trust(const ObservationStore& store, std::size_t min_trials,
                   std::vector<LengthTrust>& out);
@@ -46,13 +47,15 @@ void good_group(const ObservationStore& store, double gamma, std::size_t size,
 void good_group(const ObservationStore& store, const std::vector<LengthTrust>& trust, double gamma,
                 std::size_t size, std::vector<std::uint32_t>& out);
 
-/// TPE's bad group, thinned by the same trust (docs/samplers.md, "The bad group"): of the
-/// trials whose longest length is a shorter one with a measured trust t < 1, an even share t is
-/// kept (the k-th of that length, counting from 0 in the order given, when
-/// floor((k + 1) t) > floor(k t)), the others are removed; trials at the reference length or
-/// longer, at lengths whose trust is not measured yet, and all trials while `trust` is empty
-/// stay. A trial stopped after a length that ranks trials unlike the longest was stopped on
-/// a poor guess: it is no evidence of a bad region. Order is kept. O(n L) for L lengths.
+/// TPE's bad group, thinned by the lengths' rank correlation (docs/samplers.md, the tpe
+/// section): of the trials whose longest length is a shorter one with a measured rho < 1, an
+/// even share rho is kept (the k-th of that length, counting from 0 in the order given, when
+/// floor((k + 1) rho) > floor(k rho)), the others are removed; trials at the reference length
+/// or longer, at lengths whose rho is not measured yet, and all trials while `trust` is empty
+/// stay. A trial stopped after a length that ranks trials unlike the longest was stopped on a
+/// poor guess: weak evidence of a bad region. (rho, not the good group's rho^2: measured on
+/// the tuning tables, rho^2 removed too many under async_halving.) Order is kept. O(n L) for L
+/// lengths.
 void thin_by_trust(const ObservationStore& store, const std::vector<LengthTrust>& trust,
                    std::vector<std::uint32_t>& trials);
 

@@ -46,7 +46,7 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
 
   // Good: up to a gamma share of the observed trials, the best of the longest lengths and of
   // each shorter length as far as it ranks trials as the longest does (good_group.hpp); bad:
-  // an even spread of the others, thinned by the same trust, and every trial training now
+  // an even spread of the others, thinned by the same correlations, and every trial training now
   // that is not good (a constant liar).
   const std::size_t cap = store_.cap();
   const double wanted = std::ceil(config_.gamma * static_cast<double>(observed));
@@ -77,7 +77,7 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   store_.spread(cap - good.size(), bad);
   std::erase_if(bad, is_good);
   // A trial stopped after a length that ranks trials unlike the longest is no evidence of a
-  // bad region either: an even share, by that length's trust, stays (good_group.hpp).
+  // bad region either: an even share rho of such trials stays (good_group.hpp).
   sampler_detail::thin_by_trust(store_, trust, bad);
   bad.insert(bad.end(), repeats.begin(), repeats.end());
   std::sort(bad.begin(), bad.end());

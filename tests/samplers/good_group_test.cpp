@@ -183,6 +183,7 @@ TEST_CASE("length trust: 1 for the reference and longer, rho^2 for shorter lengt
   CHECK(trust[0].reference);
   CHECK(trust[1].length == 1);
   CHECK(trust[1].trust == doctest::Approx((174.0 / 210) * (174.0 / 210)));
+  CHECK(trust[1].rho == doctest::Approx(174.0 / 210));
   CHECK(trust[1].measured);
   CHECK_FALSE(trust[1].reference);
   // No length with 5 observations: nothing measured, empty.
@@ -195,24 +196,24 @@ TEST_CASE("length trust: 1 for the reference and longer, rho^2 for shorter lengt
 
 TEST_CASE("bad group: trials stopped at a length ranking unlike the longest are thinned") {
   // Trials 0-5 reached length 9 (the reference): kept. Trials 6-19 stopped at length 1, whose
-  // trust is t = (174 / 210)^2 = 0.68653: the k-th of them (k = 0..13) is kept when
-  // floor((k + 1) t) > floor(k t). The multiples k t: 0, 0.69, 1.37, 2.06, 2.75, 3.43, 4.12,
-  // 4.81, 5.49, 6.18, 6.87, 7.55, 8.24, 8.93, 9.61: an integer is passed at k = 1, 2, 4, 5, 7,
-  // 8, 10, 11, 13, i.e. trials 7, 8, 10, 11, 13, 14, 16, 17, 19 (9 = floor(14 t) of 14).
+  // rank correlation with length 9 is rho = 174 / 210 = 0.828571: the k-th of them (k = 0..13)
+  // is kept when floor((k + 1) rho) > floor(k rho). The multiples k rho for k = 0..14: 0, 0.83,
+  // 1.66, 2.49, 3.31, 4.14, 4.97, 5.80, 6.63, 7.46, 8.29, 9.11, 9.94, 10.77, 11.6: no integer
+  // is passed at k = 0, 5 and 11 (trials 6, 11, 17); the other 11 = floor(14 rho) stay.
   CHECK(thinned(promoted({1.5, 0.5, 3.5, 2.5, 5.5, 4.5})) ==
-        std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17, 19});
+        std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 14, 15, 16, 18, 19});
 }
 
 TEST_CASE("bad group: kept whole where the short length ranks as the longest or is unmeasured") {
-  // Correlation 1: trust exactly 1, nothing removed.
+  // Correlation 1: rho exactly 1, nothing removed.
   std::vector<std::uint32_t> all(20);
   for (std::uint32_t t = 0; t < 20; ++t) all[t] = t;
   CHECK(thinned(promoted({0.5, 1.5, 2.5, 3.5, 4.5, 5.5})) == all);
-  // Correlation -1: trust 0, every trial stopped at length 1 removed.
+  // Correlation -1: rho counts as 0, every trial stopped at length 1 removed.
   CHECK(thinned(promoted({5.5, 4.5, 3.5, 2.5, 1.5, 0.5})) ==
         std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5});
   // Length 9 has 6 trials but only 2 of them reported at length 1 too (fewer than 5): the
-  // trust of length 1 is not measured, so its trials are no evidence either way and stay.
+  // rho of length 1 is not measured, so its trials are no evidence either way and stay.
   ObservationStore store(1, 64);
   for (std::uint32_t t = 0; t < 26; ++t) store.add_trial(t, std::vector<double>{0.03 * t});
   for (std::uint32_t t = 0; t < 20; ++t) store.observe(t, 1, static_cast<double>(t));
