@@ -46,16 +46,17 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
 
   // Good: up to a gamma share of the observed trials, the best of the longest lengths and of
   // each shorter length as far as it ranks trials as the longest does (good_group.hpp); bad:
-  // an even spread of the others, and every trial training now that is not good (a constant
-  // liar).
+  // an even spread of the others, thinned by the same correlations, and every trial training now
+  // that is not good (a constant liar).
   const std::size_t cap = store_.cap();
   const double wanted = std::ceil(config_.gamma * static_cast<double>(observed));
   const std::size_t good_count = std::clamp<std::size_t>(
       static_cast<std::size_t>(wanted), 1,
       std::min<std::size_t>({cap / 2, kMaxGood, static_cast<std::size_t>(observed) - 1}));
+  std::vector<sampler_detail::LengthTrust> trust;
+  sampler_detail::length_trust(store_, sampler_detail::min_observations(config_.model, d), trust);
   std::vector<std::uint32_t> good;
-  sampler_detail::good_group(store_, config_.gamma, good_count,
-                             sampler_detail::min_observations(config_.model, d), good);
+  sampler_detail::good_group(store_, trust, config_.gamma, good_count, good);
   // A trial whose result repeated another's bit for bit (the same configuration again) is no
   // evidence of a good region: it goes to the bad group, so proposals leave cells already
   // tried instead of piling onto them.
@@ -75,6 +76,9 @@ bool TpeSampler::model_point(Rng& rng, std::vector<double>& point) const {
   std::vector<std::uint32_t> bad;
   store_.spread(cap - good.size(), bad);
   std::erase_if(bad, is_good);
+  // A trial stopped after a length that ranks trials unlike the longest is no evidence of a
+  // bad region either: an even share rho of such trials stays (good_group.hpp).
+  sampler_detail::thin_by_trust(store_, trust, bad);
   bad.insert(bad.end(), repeats.begin(), repeats.end());
   std::sort(bad.begin(), bad.end());
   bad.erase(std::unique(bad.begin(), bad.end()), bad.end());

@@ -156,3 +156,74 @@ TEST_CASE("good group: with one length, the best gamma share as the ranking over
   store.leaders(4, pooled);
   CHECK(out == pooled);
 }
+
+namespace {
+using sampler_detail::length_trust;
+using sampler_detail::LengthTrust;
+using sampler_detail::thin_by_trust;
+
+// The observed trials 0-19 in order, thinned by the store's trust (5 trials to measure it).
+std::vector<std::uint32_t> thinned(const ObservationStore& store) {
+  std::vector<LengthTrust> trust;
+  length_trust(store, 5, trust);
+  std::vector<std::uint32_t> trials;
+  for (std::uint32_t t = 0; t < 20; ++t) trials.push_back(t);
+  thin_by_trust(store, trust, trials);
+  return trials;
+}
+}  // namespace
+
+TEST_CASE("length trust: 1 for the reference and longer, rho^2 for shorter lengths") {
+  // Length 9 ranks 1, 0, 3, 2, 5, 4 (rho = 1 - 36 / 210 = 174 / 210 against length 1).
+  std::vector<LengthTrust> trust;
+  length_trust(promoted({1.5, 0.5, 3.5, 2.5, 5.5, 4.5}), 5, trust);
+  REQUIRE(trust.size() == 2);
+  CHECK(trust[0].length == 9);
+  CHECK(trust[0].trust == 1);
+  CHECK(trust[0].reference);
+  CHECK(trust[1].length == 1);
+  CHECK(trust[1].trust == doctest::Approx((174.0 / 210) * (174.0 / 210)));
+  CHECK(trust[1].rho == doctest::Approx(174.0 / 210));
+  CHECK(trust[1].measured);
+  CHECK_FALSE(trust[1].reference);
+  // No length with 5 observations: nothing measured, empty.
+  ObservationStore few(1, 64);
+  for (std::uint32_t t = 0; t < 4; ++t) few.add_trial(t, std::vector<double>{0.1 * t});
+  for (std::uint32_t t = 0; t < 4; ++t) few.observe(t, 1, static_cast<double>(t));
+  length_trust(few, 5, trust);
+  CHECK(trust.empty());
+}
+
+TEST_CASE("bad group: trials stopped at a length ranking unlike the longest are thinned") {
+  // Trials 0-5 reached length 9 (the reference): kept. Trials 6-19 stopped at length 1, whose
+  // rank correlation with length 9 is rho = 174 / 210 = 0.828571: the k-th of them (k = 0..13)
+  // is kept when floor((k + 1) rho) > floor(k rho). The multiples k rho for k = 0..14: 0, 0.83,
+  // 1.66, 2.49, 3.31, 4.14, 4.97, 5.80, 6.63, 7.46, 8.29, 9.11, 9.94, 10.77, 11.6: no integer
+  // is passed at k = 0, 5 and 11 (trials 6, 11, 17); the other 11 = floor(14 rho) stay.
+  CHECK(thinned(promoted({1.5, 0.5, 3.5, 2.5, 5.5, 4.5})) ==
+        std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 14, 15, 16, 18, 19});
+}
+
+TEST_CASE("bad group: kept whole where the short length ranks as the longest or is unmeasured") {
+  // Correlation 1: rho exactly 1, nothing removed.
+  std::vector<std::uint32_t> all(20);
+  for (std::uint32_t t = 0; t < 20; ++t) all[t] = t;
+  CHECK(thinned(promoted({0.5, 1.5, 2.5, 3.5, 4.5, 5.5})) == all);
+  // Correlation -1: rho counts as 0, every trial stopped at length 1 removed.
+  CHECK(thinned(promoted({5.5, 4.5, 3.5, 2.5, 1.5, 0.5})) ==
+        std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5});
+  // Length 9 has 6 trials but only 2 of them reported at length 1 too (fewer than 5): the
+  // rho of length 1 is not measured, so its trials are no evidence either way and stay.
+  ObservationStore store(1, 64);
+  for (std::uint32_t t = 0; t < 26; ++t) store.add_trial(t, std::vector<double>{0.03 * t});
+  for (std::uint32_t t = 0; t < 20; ++t) store.observe(t, 1, static_cast<double>(t));
+  store.observe(0, 9, 0.5);
+  store.observe(1, 9, 1.5);
+  for (std::uint32_t t = 20; t < 24; ++t) store.observe(t, 9, static_cast<double>(t));
+  CHECK(thinned(store) == all);
+  // No reference length yet (4 trials at length 1, fewer than 5): nothing removed.
+  ObservationStore few(1, 64);
+  for (std::uint32_t t = 0; t < 20; ++t) few.add_trial(t, std::vector<double>{0.05 * t});
+  for (std::uint32_t t = 0; t < 4; ++t) few.observe(t, 1, static_cast<double>(t));
+  CHECK(thinned(few) == all);
+}

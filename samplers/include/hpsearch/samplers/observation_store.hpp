@@ -84,6 +84,8 @@ class ObservationStore {
   [[nodiscard]] std::size_t observed_trials() const { return observed_.size(); }
   /// Whether a trial has reported anything yet.
   [[nodiscard]] bool observed(std::uint32_t trial) const { return last_length_[trial] > 0; }
+  /// The longest length a trial has reported at (0 before its first report).
+  [[nodiscard]] std::uint64_t reached(std::uint32_t trial) const { return last_length_[trial]; }
   /// Whether trial a ranks before trial b (both observed): longer length reached first, then
   /// smaller metric there, then earlier first observation.
   [[nodiscard]] bool ranks_before(std::uint32_t a, std::uint32_t b) const;
