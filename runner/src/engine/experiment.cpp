@@ -329,6 +329,10 @@ void Experiment::append_runner_record(const char* kind, nlohmann::json body, boo
   if (!replaying_) searcher_.append_runner_record(kind, std::move(body), sync);
 }
 
+void Experiment::append_runner_record_text(const char* kind, const std::string& body) {
+  if (!replaying_) searcher_.append_runner_record_text(kind, body);
+}
+
 // What the runner keeps of an event besides the searcher's own state.
 void Experiment::note_event(const Event& event, const nlohmann::json& metrics) {
   if (const auto* created = std::get_if<TrialCreated>(&event)) {

@@ -101,9 +101,23 @@ Journal::~Journal() {
 }
 
 void Journal::append(const nlohmann::json& record, bool sync) {
-  const std::string line = json_line(record) + '\n';
-  write_all(fd_, line, path_);
-  written_size_ += line.size();
+  line_.clear();
+  append_json(line_, record);
+  line_ += '\n';
+  write_all(fd_, line_, path_);
+  written_size_ += line_.size();
+  if (sync && held_) {
+    sync_owed_ = true;
+  } else if (sync) {
+    sync_now();
+  }
+}
+
+void Journal::append_text(std::string_view record, bool sync) {
+  line_.assign(record);
+  line_ += '\n';
+  write_all(fd_, line_, path_);
+  written_size_ += line_.size();
   if (sync && held_) {
     sync_owed_ = true;
   } else if (sync) {

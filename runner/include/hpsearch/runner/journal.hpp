@@ -42,6 +42,9 @@ class Journal {
   /// While syncs are held, a record that asks for a sync is only written: the sync comes at
   /// release_syncs (or sync_held), before anything decided on the record is acted on.
   void append(const nlohmann::json& record, bool sync = true);
+  /// The same for a record already written as JSON text (json_line's bytes, without the
+  /// newline): the journal's hot path writes its records directly (json_lines.hpp).
+  void append_text(std::string_view record, bool sync = true);
 
   /// Group commit: the records appended until release_syncs share one sync.
   void hold_syncs() { held_ = true; }
@@ -71,6 +74,7 @@ class Journal {
   void sync_now();
 
   std::filesystem::path path_;
+  std::string line_;  // the record being written, with its newline (its capacity is reused)
   int fd_ = -1;
   bool held_ = false;
   bool sync_owed_ = false;  // a record appended while held asked for a sync
