@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <istream>
-#include <set>
 #include <vector>
 
 namespace hpsearch {
@@ -50,27 +49,92 @@ std::optional<Violation> find_violation(std::string_view text, const JsonLimits&
   return std::nullopt;
 }
 
-// A parser callback that refuses an object holding the same key twice, which nlohmann::json
-// would read silently as its last value: a protocol line, a report or a record meant one thing.
-class DuplicateKeys {
+// Builds the value from nlohmann::json's SAX events as its own DOM parser does, and refuses
+// an object holding the same key twice, which nlohmann::json would read silently as its last
+// value: a protocol line, a report or a record meant one thing. A SAX handler rather than a
+// parser callback: the callback parser makes a JSON value of each key and calls through a
+// std::function for every value, and a set of keys per object found the duplicates; here the
+// object being filled finds them itself (the runner parses a trial's reports on its hot path).
+class DomWithoutDuplicateKeys {
  public:
-  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) {
-      keys_.emplace_back();
-    } else if (event == Event::object_end) {
-      keys_.pop_back();
-    } else if (event == Event::key && !keys_.back().insert(parsed.get<std::string>()).second) {
-      std::string key = nlohmann::json(parsed.get<std::string>()).dump();
-      if (key.size() > 80) key = key.substr(0, 80) + "...";
-      refuse(0, "JSON object has the key " + key + " twice");
-    }
+  using json = nlohmann::json;
+
+  explicit DomWithoutDuplicateKeys(json& root) : root_(root) {}
+
+  bool null() { return add(nullptr); }
+  bool boolean(bool value) { return add(value); }
+  bool number_integer(json::number_integer_t value) { return add(value); }
+  bool number_unsigned(json::number_unsigned_t value) { return add(value); }
+  bool number_float(json::number_float_t value, const json::string_t& /*text*/) {
+    return add(value);
+  }
+  bool string(json::string_t& value) { return add(std::move(value)); }
+  bool binary(json::binary_t& value) { return add(std::move(value)); }
+  bool start_object(std::size_t /*elements: unknown in JSON text*/) {
+    open_.push_back(place(json::value_t::object));
     return true;
+  }
+  bool key(json::string_t& name) {
+    auto& members = open_.back()->get_ref<json::object_t&>();
+    const auto [member, added] = members.try_emplace(std::move(name), nullptr);
+    if (!added) {
+      std::string shown = json(member->first).dump();
+      if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
+      refuse(0, "JSON object has the key " + shown + " twice");
+    }
+    member_ = &member->second;
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t /*elements: unknown in JSON text*/) {
+    open_.push_back(place(json::value_t::array));
+    return true;
+  }
+  bool end_array() { return close(); }
+  template <typename Exception>
+  bool parse_error(std::size_t /*byte*/, const std::string& /*token*/, const Exception& error) {
+    throw error;  // a syntax error, or a number beyond double's range (out_of_range)
   }
 
  private:
-  std::vector<std::set<std::string>> keys_;  // the keys of each object being read
+  // The value goes where the parser is: the root, the array being filled, or the member
+  // whose key came last.
+  template <typename Value>
+  json* place(Value&& value) {
+    if (open_.empty()) {
+      root_ = json(std::forward<Value>(value));
+      return &root_;
+    }
+    if (json& parent = *open_.back(); parent.is_array()) {
+      auto& elements = parent.get_ref<json::array_t&>();
+      elements.emplace_back(std::forward<Value>(value));
+      return &elements.back();
+    }
+    *member_ = json(std::forward<Value>(value));
+    return member_;
+  }
+  template <typename Value>
+  bool add(Value&& value) {
+    (void)place(std::forward<Value>(value));
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  std::vector<json*> open_;  // the arrays and objects being filled, innermost last
+  json* member_ = nullptr;   // the member whose key came last
 };
+
+// nlohmann::json::parse(text) with DomWithoutDuplicateKeys: its errors, and the duplicate key.
+nlohmann::json parse_checked(std::string_view text) {
+  nlohmann::json value;
+  DomWithoutDuplicateKeys dom(value);
+  (void)nlohmann::json::sax_parse(text, &dom);
+  return value;
+}
 
 // Reads all of `in`, at most max_bytes + 1 bytes (one more tells that the stream is longer).
 std::string read_bounded(std::istream& in, std::size_t max_bytes) {
@@ -97,7 +161,7 @@ std::optional<std::string> json_limit_violation(std::string_view text, const Jso
 nlohmann::json parse_json(std::string_view text, const JsonLimits& limits) {
   if (std::optional<Violation> found = find_violation(text, limits))
     refuse(found->byte, found->why);
-  return nlohmann::json::parse(text, DuplicateKeys());
+  return parse_checked(text);
 }
 
 nlohmann::json parse_json(std::istream& in, const JsonLimits& limits) {
@@ -112,8 +176,8 @@ nlohmann::json parse_json(std::istream& in, const JsonLimits& limits) {
 nlohmann::json parse_json_or_discarded(std::string_view text, const JsonLimits& limits) {
   if (find_violation(text, limits)) return nlohmann::json(nlohmann::json::value_t::discarded);
   try {
-    return nlohmann::json::parse(text, DuplicateKeys(), false);
-  } catch (const nlohmann::json::parse_error&) {  // a key twice
+    return parse_checked(text);
+  } catch (const nlohmann::json::exception&) {  // a syntax error, a number too large, a key twice
     return nlohmann::json(nlohmann::json::value_t::discarded);
   }
 }
