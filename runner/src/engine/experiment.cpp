@@ -130,7 +130,8 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
 // kIdleSyncMs (run), so a record is never left unsynced while the runner waits. The runner's time
 // per operation is the time of the batches that journaled something or handled a validation (report
 // lines read, decisions, journal writes and the sync) over the validations handled; its CPU time
-// and its time in fdatasync are counted apart (experiment.json's "runner").
+// and its time in fdatasync are counted apart (experiment.json's "runner"). The log lines the batch
+// wrote go out after that, while the trials work (Report::hold_log).
 void Experiment::deliver_batch() {
   const auto started = std::chrono::steady_clock::now();
   const double cpu_started = thread_cpu_seconds();
@@ -139,6 +140,7 @@ void Experiment::deliver_batch() {
   const std::uint64_t syncs = searcher_.syncs();
   const double sync_seconds = searcher_.sync_seconds();
   searcher_.hold_syncs();
+  report_.hold_log();
   batch_open_ = true;
   supervisor_.deliver();
   batch_open_ = false;
@@ -164,6 +166,9 @@ void Experiment::deliver_batch() {
     decisions_.count += validations_handled_ - validations;
     ++decisions_.batches;
   }
+  // The batch's log lines, now that the trials have what it decided: runner.log and stderr are
+  // not durable records, and a trial need not wait for them.
+  report_.release_log();
 }
 
 // A command or an answer for a trial: at once, or after the batch's sync.

@@ -57,6 +57,14 @@ class Report {
 
   /// A line in runner.log (with the time) and on stderr.
   void log(const std::string& line);
+  /// While held, log lines wait (in order, with the time they were logged) until release_log
+  /// writes them all at once: a batch's lines are written after the trials have their answers
+  /// (Experiment::deliver_batch). The destructor writes any still held.
+  void hold_log() { held_ = true; }
+  void release_log();
+  ~Report();
+  Report(const Report&) = delete;
+  Report& operator=(const Report&) = delete;
 
   /// completed, stopped, errored, invalid_hp, ...; while running: running, waiting, paused.
   [[nodiscard]] std::string outcome(std::uint32_t index, const TrialRecord& trial) const;
@@ -92,6 +100,8 @@ class Report {
   std::function<bool(std::uint32_t)> running_;
   std::function<std::uint64_t(std::uint32_t)> trial_id_;
   std::ofstream log_;
+  bool held_ = false;
+  std::string held_err_;  // the held lines for stderr (runner.log's wait in log_'s buffer)
   bool status_drawn_ = false;
   std::chrono::steady_clock::time_point last_status_{};
 };
