@@ -1,6 +1,9 @@
 #include "hpsearch/searcher/bounded_json.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <istream>
 #include <vector>
 
@@ -128,8 +131,198 @@ class DomWithoutDuplicateKeys {
   json* member_ = nullptr;   // the member whose key came last
 };
 
-// nlohmann::json::parse(text) with DomWithoutDuplicateKeys: its errors, and the duplicate key.
+// The plain JSON most lines are (a trial's report, a journal record), read without
+// nlohmann::json's lexer, which costs some 150 instructions a byte: strings of printable ASCII
+// without escapes, numbers, literals, arrays and objects without a repeated key. Anything else
+// (an escape, a byte outside printable ASCII, a number it cannot convert exactly as the lexer
+// does, a repeated key, any syntax error) is left to nlohmann::json's parser, which reads the
+// whole text again and gives the value or the error it always gave: this reader never refuses
+// anything, it only declines. What it accepts, it builds exactly as the parser would (a
+// positive integer as number_unsigned, a negative one as number_integer, a fraction or
+// exponent as number_float, correctly rounded as strtod does): bounded_json_test.cpp compares
+// the two over many texts. The depth was checked first (find_violation), so its recursion is
+// bounded.
+class PlainJsonReader {
+ public:
+  using json = nlohmann::json;
+
+  explicit PlainJsonReader(std::string_view text)
+      : at_(text.data()), end_(text.data() + text.size()) {}
+
+  std::optional<json> read() {
+    json value;
+    skip_space();
+    if (!value_into(value)) return std::nullopt;
+    skip_space();
+    if (at_ != end_) return std::nullopt;
+    return value;
+  }
+
+ private:
+  static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+  void skip_space() {
+    while (at_ != end_ && (*at_ == ' ' || *at_ == '\t' || *at_ == '\n' || *at_ == '\r')) ++at_;
+  }
+
+  bool value_into(json& out) {
+    if (at_ == end_) return false;
+    switch (*at_) {
+      case '{':
+        return object_into(out);
+      case '[':
+        return array_into(out);
+      case '"': {
+        std::string text;
+        if (!string_into(text)) return false;
+        out = std::move(text);
+        return true;
+      }
+      case 't':
+        return literal_into("true", true, out);
+      case 'f':
+        return literal_into("false", false, out);
+      case 'n':
+        return literal_into("null", nullptr, out);
+      default:
+        return number_into(out);
+    }
+  }
+
+  template <typename Value>
+  bool literal_into(std::string_view word, Value value, json& out) {
+    if (static_cast<std::size_t>(end_ - at_) < word.size() ||
+        std::string_view(at_, word.size()) != word)
+      return false;
+    at_ += word.size();
+    out = value;
+    return true;
+  }
+
+  bool string_into(std::string& text) {
+    const char* const start = ++at_;  // after the opening quote
+    for (; at_ != end_; ++at_) {
+      const auto byte = static_cast<unsigned char>(*at_);
+      if (byte == '"') {
+        text.assign(start, at_);
+        ++at_;
+        return true;
+      }
+      if (byte < 0x20 || byte > 0x7e || byte == '\\') return false;
+    }
+    return false;
+  }
+
+  bool number_into(json& out) {
+    const char* const start = at_;
+    const bool negative = *at_ == '-';
+    if (negative) ++at_;
+    if (at_ == end_ || !digit(*at_)) return false;
+    if (*at_ == '0') {
+      ++at_;
+    } else {
+      while (at_ != end_ && digit(*at_)) ++at_;
+    }
+    const char* const integer_end = at_;
+    bool fraction_or_exponent = false;
+    if (at_ != end_ && *at_ == '.') {
+      ++at_;
+      if (at_ == end_ || !digit(*at_)) return false;
+      while (at_ != end_ && digit(*at_)) ++at_;
+      fraction_or_exponent = true;
+    }
+    if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
+      ++at_;
+      if (at_ != end_ && (*at_ == '+' || *at_ == '-')) ++at_;
+      if (at_ == end_ || !digit(*at_)) return false;
+      while (at_ != end_ && digit(*at_)) ++at_;
+      fraction_or_exponent = true;
+    }
+    if (!fraction_or_exponent) {
+      const char* digits = negative ? start + 1 : start;
+      if (integer_end - digits > 18) return false;  // the lexer's overflow rules decide
+      std::uint64_t value = 0;
+      for (; digits != integer_end; ++digits)
+        value = value * 10 + static_cast<std::uint64_t>(*digits - '0');
+      if (negative) {
+        out = -static_cast<std::int64_t>(value);  // "-0" too: the lexer's number_integer 0
+      } else {
+        out = value;
+      }
+      return true;
+    }
+    // Correctly rounded, as strtod is; out of double's range (either way) is left to the lexer,
+    // which refuses an overflow and reads an underflow as strtod does.
+    double value = 0;
+    const auto [stop, error] = std::from_chars(start, at_, value);
+    if (error != std::errc() || stop != at_ || !std::isfinite(value)) return false;
+    out = value;
+    return true;
+  }
+
+  bool array_into(json& out) {
+    ++at_;
+    out = json::array();
+    auto& elements = out.get_ref<json::array_t&>();
+    skip_space();
+    if (at_ != end_ && *at_ == ']') {
+      ++at_;
+      return true;
+    }
+    while (true) {
+      skip_space();
+      elements.emplace_back();
+      if (!value_into(elements.back())) return false;
+      skip_space();
+      if (at_ == end_) return false;
+      if (*at_ == ']') {
+        ++at_;
+        return true;
+      }
+      if (*at_ != ',') return false;
+      ++at_;
+    }
+  }
+
+  bool object_into(json& out) {
+    ++at_;
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    skip_space();
+    if (at_ != end_ && *at_ == '}') {
+      ++at_;
+      return true;
+    }
+    while (true) {
+      skip_space();
+      std::string key;
+      if (at_ == end_ || *at_ != '"' || !string_into(key)) return false;
+      skip_space();
+      if (at_ == end_ || *at_ != ':') return false;
+      ++at_;
+      skip_space();
+      const auto [member, added] = members.try_emplace(std::move(key), nullptr);
+      if (!added) return false;  // the parser refuses it, naming the key
+      if (!value_into(member->second)) return false;
+      skip_space();
+      if (at_ == end_) return false;
+      if (*at_ == '}') {
+        ++at_;
+        return true;
+      }
+      if (*at_ != ',') return false;
+      ++at_;
+    }
+  }
+
+  const char* at_;
+  const char* const end_;
+};
+
+// nlohmann::json::parse(text) with DomWithoutDuplicateKeys: its errors, and the duplicate key;
+// plain text is read by PlainJsonReader first, to the same value.
 nlohmann::json parse_checked(std::string_view text) {
+  if (std::optional<nlohmann::json> plain = PlainJsonReader(text).read()) return std::move(*plain);
   nlohmann::json value;
   DomWithoutDuplicateKeys dom(value);
   (void)nlohmann::json::sax_parse(text, &dom);
