@@ -169,6 +169,7 @@ class Supervisor {
   std::vector<std::uint32_t> live_order_;  // launch order: reports are read in a fixed order
   std::vector<Connection> pending_;        // connected, no hello yet
   bool readable_ = false;                  // the last wait saw something to read
+  bool connecting_ = false;                // and a connection waiting on the channel
   // After a descriptor shortage: when accepting, and launching, may start again.
   std::chrono::steady_clock::time_point accept_at_{};
   std::chrono::steady_clock::time_point launch_at_{};
