@@ -129,9 +129,12 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
 // deletion or state file pays it first, and so does the loop once it has been idle for
 // kIdleSyncMs (run), so a record is never left unsynced while the runner waits. The runner's time
 // per operation is the time of the batches that journaled something or handled a validation (report
-// lines read, decisions, journal writes and the sync) over the validations handled; its CPU time
-// and its time in fdatasync are counted apart (experiment.json's "runner"). The log lines the batch
-// wrote go out after that, while the trials work (Report::hold_log).
+// lines read, decisions, journal writes, the sync and the commands written) over the validations
+// handled; its CPU time and its time in fdatasync are counted apart (experiment.json's
+// "runner"). The same span up to the answers is counted apart too (answer_seconds): a command
+// wakes its trial, and on a busy machine the trial may run before the runner's write returns,
+// which the first span counts as the runner's. The log lines the batch wrote go out after
+// that, while the trials work (Report::hold_log).
 void Experiment::deliver_batch() {
   const auto started = std::chrono::steady_clock::now();
   const double cpu_started = thread_cpu_seconds();
@@ -149,6 +152,8 @@ void Experiment::deliver_batch() {
   } else {
     searcher_.release_syncs();
   }
+  const auto answering = std::chrono::steady_clock::now();
+  const double cpu_answering = thread_cpu_seconds();
   for (const HeldLine& held : held_lines_) {
     if (held.reply) {
       supervisor_.reply(held.trial, held.line);
@@ -158,9 +163,12 @@ void Experiment::deliver_batch() {
   }
   held_lines_.clear();
   if (validations_handled_ > validations || searcher_.seq() > seq) {
-    decisions_.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    decisions_.cpu_seconds += thread_cpu_seconds() - cpu_started;
+    const auto ended = std::chrono::steady_clock::now();
+    const double cpu_ended = thread_cpu_seconds();
+    decisions_.seconds += std::chrono::duration<double>(ended - started).count();
+    decisions_.answer_seconds +=
+        std::chrono::duration<double>(answering - started).count() + (cpu_ended - cpu_answering);
+    decisions_.cpu_seconds += cpu_ended - cpu_started;
     decisions_.sync_seconds += searcher_.sync_seconds() - sync_seconds;
     decisions_.batch_syncs += searcher_.syncs() - syncs;
     decisions_.count += validations_handled_ - validations;

@@ -34,6 +34,7 @@ nlohmann::json runner_costs(const DecisionStats& d) {
   return {{"validations_handled", d.count},
           {"batches", d.batches},
           {"mean_decision_ms", per_operation_ms(d.seconds)},
+          {"mean_answer_ms", per_operation_ms(d.answer_seconds)},
           {"mean_decision_cpu_ms", per_operation_ms(d.cpu_seconds)},
           {"mean_decision_sync_ms", per_operation_ms(d.sync_seconds)},
           {"batch_syncs", d.batch_syncs},

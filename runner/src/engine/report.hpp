@@ -31,6 +31,10 @@ struct DecisionStats {
   std::uint64_t count = 0;    ///< validations handled
   std::uint64_t batches = 0;  ///< batches counted
   double seconds = 0;
+  /// The same batches up to their answers: the wall time until the commands are written, plus
+  /// the CPU time of writing them. A command wakes its trial, which may run in the runner's
+  /// place before the write returns: that time is the trial's, and `seconds` counts it.
+  double answer_seconds = 0;
   double cpu_seconds = 0;
   double sync_seconds = 0;
   std::uint64_t batch_syncs = 0;  ///< fdatasync calls in those batches
