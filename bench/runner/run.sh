@@ -104,6 +104,7 @@ medians["one_in_flight_answer_over_fdatasync"] = None if answer is None else ans
 # measured minutes apart.
 own = medians["one_in_flight_sync_ms"]
 medians["one_in_flight_over_own_sync"] = None if not own else medians["one_in_flight_ms"] / own
+medians["one_in_flight_answer_over_own_sync"] = None if not own or answer is None else answer / own
 medians["uptime"] = open("/proc/loadavg").read().split()[:3]
 result["medians"] = medians
 to_answer = "" if answer is None else (
