@@ -7,7 +7,10 @@
 # 64 in flight (syncs shared), beside one bare fdatasync of a journal-sized append on the same
 # disk in the same run. Besides the wall time it reports, per operation, the runner's CPU time
 # in those batches, its time in fdatasync, its fdatasync calls and its whole process CPU time
-# (launches and snapshots included), as experiment.json's "runner" gives them.
+# (launches and snapshots included), as experiment.json's "runner" gives them. Beside the wall
+# time of the batches, the same span up to the answers ("mean_answer_ms": the wall time until
+# the commands are written plus the CPU time of writing them), since a command wakes its
+# trial, which on a busy machine runs in the runner's place before the write returns.
 # RUNS runs of each (default 5), medians; writes build/bench/runner.json (OUT). SEARCHER_RUN
 # names another build's program to measure instead of this tree's (built). With BEFORE naming
 # an earlier build's searcher-run, each run measures both, one after the other, and the
@@ -88,20 +91,27 @@ medians = {"bare_fdatasync_ms": sync}
 for key, prefix in (("one_in_flight", "one_in_flight"), ("64_in_flight", "64_in_flight")):
     rows = result[key]
     medians[f"{prefix}_ms"] = median(r["mean_decision_ms"] for r in rows)
+    medians[f"{prefix}_answer_ms"] = median(r.get("mean_answer_ms") for r in rows)
     medians[f"{prefix}_cpu_ms"] = median(r.get("mean_decision_cpu_ms") for r in rows)
     medians[f"{prefix}_sync_ms"] = median(r.get("mean_decision_sync_ms") for r in rows)
     medians[f"{prefix}_syncs_per_operation"] = median(r["syncs_per_operation"] for r in rows)
     medians[f"{prefix}_process_cpu_ms"] = median(r["process_cpu_ms_per_operation"] for r in rows)
 medians["one_in_flight_over_fdatasync"] = medians["one_in_flight_ms"] / sync
+answer = medians["one_in_flight_answer_ms"]
+medians["one_in_flight_answer_over_fdatasync"] = None if answer is None else answer / sync
 # The same ratio against the runner's own fdatasync time at the same moments (1 in flight: one
 # sync per operation), which a disk shared with others' builds moves less than a bare one
 # measured minutes apart.
 own = medians["one_in_flight_sync_ms"]
 medians["one_in_flight_over_own_sync"] = None if not own else medians["one_in_flight_ms"] / own
+medians["one_in_flight_answer_over_own_sync"] = None if not own or answer is None else answer / own
 medians["uptime"] = open("/proc/loadavg").read().split()[:3]
 result["medians"] = medians
+to_answer = "" if answer is None else (
+    f"; up to the answers {answer:.3f} ms "
+    f"({medians['one_in_flight_answer_over_fdatasync']:.2f} x)")
 print(f"{build} medians: 1 in flight {medians['one_in_flight_ms']:.3f} ms per operation "
-      f"({medians['one_in_flight_over_fdatasync']:.2f} x one fdatasync), 64 in flight "
+      f"({medians['one_in_flight_over_fdatasync']:.2f} x one fdatasync{to_answer}), 64 in flight "
       f"{medians['64_in_flight_ms']:.3f} ms, one bare fdatasync {sync:.3f} ms", file=sys.stderr)
 print(json.dumps(result, indent=2))
 PY

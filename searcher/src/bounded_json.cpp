@@ -1,8 +1,10 @@
 #include "hpsearch/searcher/bounded_json.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <istream>
-#include <set>
 #include <vector>
 
 namespace hpsearch {
@@ -50,27 +52,282 @@ std::optional<Violation> find_violation(std::string_view text, const JsonLimits&
   return std::nullopt;
 }
 
-// A parser callback that refuses an object holding the same key twice, which nlohmann::json
-// would read silently as its last value: a protocol line, a report or a record meant one thing.
-class DuplicateKeys {
+// Builds the value from nlohmann::json's SAX events as its own DOM parser does, and refuses
+// an object holding the same key twice, which nlohmann::json would read silently as its last
+// value: a protocol line, a report or a record meant one thing. A SAX handler rather than a
+// parser callback: the callback parser makes a JSON value of each key and calls through a
+// std::function for every value, and a set of keys per object found the duplicates; here the
+// object being filled finds them itself (the runner parses a trial's reports on its hot path).
+class DomWithoutDuplicateKeys {
  public:
-  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) {
-      keys_.emplace_back();
-    } else if (event == Event::object_end) {
-      keys_.pop_back();
-    } else if (event == Event::key && !keys_.back().insert(parsed.get<std::string>()).second) {
-      std::string key = nlohmann::json(parsed.get<std::string>()).dump();
-      if (key.size() > 80) key = key.substr(0, 80) + "...";
-      refuse(0, "JSON object has the key " + key + " twice");
-    }
+  using json = nlohmann::json;
+
+  explicit DomWithoutDuplicateKeys(json& root) : root_(root) {}
+
+  bool null() { return add(nullptr); }
+  bool boolean(bool value) { return add(value); }
+  bool number_integer(json::number_integer_t value) { return add(value); }
+  bool number_unsigned(json::number_unsigned_t value) { return add(value); }
+  bool number_float(json::number_float_t value, const json::string_t& /*text*/) {
+    return add(value);
+  }
+  bool string(json::string_t& value) { return add(std::move(value)); }
+  bool binary(json::binary_t& value) { return add(std::move(value)); }
+  bool start_object(std::size_t /*elements: unknown in JSON text*/) {
+    open_.push_back(place(json::value_t::object));
     return true;
+  }
+  bool key(json::string_t& name) {
+    auto& members = open_.back()->get_ref<json::object_t&>();
+    const auto [member, added] = members.try_emplace(std::move(name), nullptr);
+    if (!added) {
+      std::string shown = json(member->first).dump();
+      if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
+      refuse(0, "JSON object has the key " + shown + " twice");
+    }
+    member_ = &member->second;
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t /*elements: unknown in JSON text*/) {
+    open_.push_back(place(json::value_t::array));
+    return true;
+  }
+  bool end_array() { return close(); }
+  template <typename Exception>
+  bool parse_error(std::size_t /*byte*/, const std::string& /*token*/, const Exception& error) {
+    throw error;  // a syntax error, or a number beyond double's range (out_of_range)
   }
 
  private:
-  std::vector<std::set<std::string>> keys_;  // the keys of each object being read
+  // The value goes where the parser is: the root, the array being filled, or the member
+  // whose key came last.
+  template <typename Value>
+  json* place(Value&& value) {
+    if (open_.empty()) {
+      root_ = json(std::forward<Value>(value));
+      return &root_;
+    }
+    if (json& parent = *open_.back(); parent.is_array()) {
+      auto& elements = parent.get_ref<json::array_t&>();
+      elements.emplace_back(std::forward<Value>(value));
+      return &elements.back();
+    }
+    *member_ = json(std::forward<Value>(value));
+    return member_;
+  }
+  template <typename Value>
+  bool add(Value&& value) {
+    (void)place(std::forward<Value>(value));
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  std::vector<json*> open_;  // the arrays and objects being filled, innermost last
+  json* member_ = nullptr;   // the member whose key came last
 };
+
+// The plain JSON most lines are (a trial's report, a journal record), read without
+// nlohmann::json's lexer, which costs some 150 instructions a byte: strings of printable ASCII
+// without escapes, numbers, literals, arrays and objects without a repeated key. Anything else
+// (an escape, a byte outside printable ASCII, a number it cannot convert exactly as the lexer
+// does, a repeated key, any syntax error) is left to nlohmann::json's parser, which reads the
+// whole text again and gives the value or the error it always gave: this reader never refuses
+// anything, it only declines. What it accepts, it builds exactly as the parser would (a
+// positive integer as number_unsigned, a negative one as number_integer, a fraction or
+// exponent as number_float, correctly rounded as strtod does): bounded_json_test.cpp compares
+// the two over many texts. The depth was checked first (find_violation), so its recursion is
+// bounded.
+class PlainJsonReader {
+ public:
+  using json = nlohmann::json;
+
+  explicit PlainJsonReader(std::string_view text)
+      : at_(text.data()), end_(text.data() + text.size()) {}
+
+  std::optional<json> read() {
+    json value;
+    skip_space();
+    if (!value_into(value)) return std::nullopt;
+    skip_space();
+    if (at_ != end_) return std::nullopt;
+    return value;
+  }
+
+ private:
+  static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+  void skip_space() {
+    while (at_ != end_ && (*at_ == ' ' || *at_ == '\t' || *at_ == '\n' || *at_ == '\r')) ++at_;
+  }
+
+  bool value_into(json& out) {
+    if (at_ == end_) return false;
+    switch (*at_) {
+      case '{':
+        return object_into(out);
+      case '[':
+        return array_into(out);
+      case '"': {
+        std::string text;
+        if (!string_into(text)) return false;
+        out = std::move(text);
+        return true;
+      }
+      case 't':
+        return literal_into("true", true, out);
+      case 'f':
+        return literal_into("false", false, out);
+      case 'n':
+        return literal_into("null", nullptr, out);
+      default:
+        return number_into(out);
+    }
+  }
+
+  template <typename Value>
+  bool literal_into(std::string_view word, Value value, json& out) {
+    if (static_cast<std::size_t>(end_ - at_) < word.size() ||
+        std::string_view(at_, word.size()) != word)
+      return false;
+    at_ += word.size();
+    out = value;
+    return true;
+  }
+
+  bool string_into(std::string& text) {
+    const char* const start = ++at_;  // after the opening quote
+    for (; at_ != end_; ++at_) {
+      const auto byte = static_cast<unsigned char>(*at_);
+      if (byte == '"') {
+        text.assign(start, at_);
+        ++at_;
+        return true;
+      }
+      if (byte < 0x20 || byte > 0x7e || byte == '\\') return false;
+    }
+    return false;
+  }
+
+  bool number_into(json& out) {
+    const char* const start = at_;
+    const bool negative = *at_ == '-';
+    if (negative) ++at_;
+    if (at_ == end_ || !digit(*at_)) return false;
+    if (*at_ == '0') {
+      ++at_;
+    } else {
+      while (at_ != end_ && digit(*at_)) ++at_;
+    }
+    const char* const integer_end = at_;
+    bool fraction_or_exponent = false;
+    if (at_ != end_ && *at_ == '.') {
+      ++at_;
+      if (at_ == end_ || !digit(*at_)) return false;
+      while (at_ != end_ && digit(*at_)) ++at_;
+      fraction_or_exponent = true;
+    }
+    if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
+      ++at_;
+      if (at_ != end_ && (*at_ == '+' || *at_ == '-')) ++at_;
+      if (at_ == end_ || !digit(*at_)) return false;
+      while (at_ != end_ && digit(*at_)) ++at_;
+      fraction_or_exponent = true;
+    }
+    if (!fraction_or_exponent) {
+      const char* digits = negative ? start + 1 : start;
+      if (integer_end - digits > 18) return false;  // the lexer's overflow rules decide
+      std::uint64_t value = 0;
+      for (; digits != integer_end; ++digits)
+        value = value * 10 + static_cast<std::uint64_t>(*digits - '0');
+      if (negative) {
+        out = -static_cast<std::int64_t>(value);  // "-0" too: the lexer's number_integer 0
+      } else {
+        out = value;
+      }
+      return true;
+    }
+    // Correctly rounded, as strtod is; out of double's range (either way) is left to the lexer,
+    // which refuses an overflow and reads an underflow as strtod does.
+    double value = 0;
+    const auto [stop, error] = std::from_chars(start, at_, value);
+    if (error != std::errc() || stop != at_ || !std::isfinite(value)) return false;
+    out = value;
+    return true;
+  }
+
+  bool array_into(json& out) {
+    ++at_;
+    out = json::array();
+    auto& elements = out.get_ref<json::array_t&>();
+    skip_space();
+    if (at_ != end_ && *at_ == ']') {
+      ++at_;
+      return true;
+    }
+    while (true) {
+      skip_space();
+      elements.emplace_back();
+      if (!value_into(elements.back())) return false;
+      skip_space();
+      if (at_ == end_) return false;
+      if (*at_ == ']') {
+        ++at_;
+        return true;
+      }
+      if (*at_ != ',') return false;
+      ++at_;
+    }
+  }
+
+  bool object_into(json& out) {
+    ++at_;
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    skip_space();
+    if (at_ != end_ && *at_ == '}') {
+      ++at_;
+      return true;
+    }
+    while (true) {
+      skip_space();
+      std::string key;
+      if (at_ == end_ || *at_ != '"' || !string_into(key)) return false;
+      skip_space();
+      if (at_ == end_ || *at_ != ':') return false;
+      ++at_;
+      skip_space();
+      const auto [member, added] = members.try_emplace(std::move(key), nullptr);
+      if (!added) return false;  // the parser refuses it, naming the key
+      if (!value_into(member->second)) return false;
+      skip_space();
+      if (at_ == end_) return false;
+      if (*at_ == '}') {
+        ++at_;
+        return true;
+      }
+      if (*at_ != ',') return false;
+      ++at_;
+    }
+  }
+
+  const char* at_;
+  const char* const end_;
+};
+
+// nlohmann::json::parse(text) with DomWithoutDuplicateKeys: its errors, and the duplicate key;
+// plain text is read by PlainJsonReader first, to the same value.
+nlohmann::json parse_checked(std::string_view text) {
+  if (std::optional<nlohmann::json> plain = PlainJsonReader(text).read()) return std::move(*plain);
+  nlohmann::json value;
+  DomWithoutDuplicateKeys dom(value);
+  (void)nlohmann::json::sax_parse(text, &dom);
+  return value;
+}
 
 // Reads all of `in`, at most max_bytes + 1 bytes (one more tells that the stream is longer).
 std::string read_bounded(std::istream& in, std::size_t max_bytes) {
@@ -97,7 +354,7 @@ std::optional<std::string> json_limit_violation(std::string_view text, const Jso
 nlohmann::json parse_json(std::string_view text, const JsonLimits& limits) {
   if (std::optional<Violation> found = find_violation(text, limits))
     refuse(found->byte, found->why);
-  return nlohmann::json::parse(text, DuplicateKeys());
+  return parse_checked(text);
 }
 
 nlohmann::json parse_json(std::istream& in, const JsonLimits& limits) {
@@ -112,8 +369,8 @@ nlohmann::json parse_json(std::istream& in, const JsonLimits& limits) {
 nlohmann::json parse_json_or_discarded(std::string_view text, const JsonLimits& limits) {
   if (find_violation(text, limits)) return nlohmann::json(nlohmann::json::value_t::discarded);
   try {
-    return nlohmann::json::parse(text, DuplicateKeys(), false);
-  } catch (const nlohmann::json::parse_error&) {  // a key twice
+    return parse_checked(text);
+  } catch (const nlohmann::json::exception&) {  // a syntax error, a number too large, a key twice
     return nlohmann::json(nlohmann::json::value_t::discarded);
   }
 }

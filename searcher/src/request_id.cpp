@@ -20,13 +20,19 @@ int hex_value(char c) {
 
 std::string RequestId::to_string() const {
   std::string text;
-  text.reserve(36);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) text.push_back('-');
-    text.push_back(kHexDigits[bytes[i] >> 4]);
-    text.push_back(kHexDigits[bytes[i] & 0x0fU]);
-  }
+  append_to(text);
   return text;
+}
+
+void RequestId::append_to(std::string& out) const {
+  char text[36];
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text[at++] = '-';
+    text[at++] = kHexDigits[bytes[i] >> 4];
+    text[at++] = kHexDigits[bytes[i] & 0x0fU];
+  }
+  out.append(text, sizeof text);
 }
 
 std::optional<RequestId> RequestId::parse(std::string_view text) {

@@ -177,3 +177,49 @@ TEST_CASE("journal: records survive, a torn last line is dropped, damage is refu
   CHECK(text == "two");
   CHECK_FALSE(std::filesystem::exists(dir / "state.json.tmp"));
 }
+
+TEST_CASE("journal: records waiting for a sync are written together just before it, none lost") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-journal-batch-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path path = dir / "journal.jsonl";
+  const auto records = [&] { return read_journal(path).records.size(); };
+  {
+    Journal journal(path);
+    // A batch: its records wait for its one sync, and are in the file when it comes.
+    journal.hold_syncs();
+    journal.append({{"seq", 0}});
+    journal.append({{"seq", 1}}, false);
+    CHECK(journal.sync_owed());
+    CHECK(records() == 0);
+    journal.release_syncs();
+    CHECK(records() == 2);
+    CHECK(journal.syncs() == 1);
+    CHECK_FALSE(journal.sync_owed());
+    // A batch that decided nothing leaves its sync owed; what follows waits with it.
+    journal.hold_syncs();
+    journal.append({{"seq", 2}});
+    journal.stop_holding();
+    CHECK(journal.sync_owed());
+    journal.append({{"seq", 3}}, false);
+    CHECK(records() == 2);
+    journal.sync_held();
+    CHECK(records() == 4);
+    CHECK(journal.syncs() == 2);
+    // Owing nothing, an unsynced record is written at once; a synced one is synced at once.
+    journal.append({{"seq", 4}}, false);
+    CHECK(records() == 5);
+    CHECK(journal.syncs() == 2);
+    journal.append({{"seq", 5}});
+    CHECK(records() == 6);
+    CHECK(journal.syncs() == 3);
+    // A batch without a sync yet, when the runner stops by an exception: written anyway.
+    journal.hold_syncs();
+    journal.append({{"seq", 6}});
+  }
+  const JournalContents contents = read_journal(path);
+  REQUIRE(contents.records.size() == 7);
+  for (std::size_t k = 0; k < 7; ++k) CHECK(contents.records[k]["seq"] == k);
+  std::filesystem::remove_all(dir);
+}

@@ -617,6 +617,10 @@ TEST_CASE("searcher-run: the plain shell trial of docs/runner.md") {
   CHECK(exp["trials"].size() == 200);
   CHECK(outcomes(exp).at("completed") >= 1);
   CHECK(exp["runner"]["validations_handled"].get<int>() >= 200);
+  // The span up to the answers lies within the whole batch's and holds its syncs.
+  const nlohmann::json& costs = exp["runner"];
+  CHECK(costs["mean_answer_ms"].get<double>() >= costs["mean_decision_sync_ms"].get<double>());
+  CHECK(costs["mean_answer_ms"].get<double>() <= costs["mean_decision_ms"].get<double>() + 1e-3);
 }
 
 TEST_CASE("searcher-run: a crash between a create and its trial_created is recovered") {

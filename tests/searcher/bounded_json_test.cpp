@@ -2,8 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include <cstring>
+#include <functional>
+#include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace hpsearch;
 
@@ -101,4 +105,177 @@ TEST_CASE("bounded JSON: read_line holds at most the limit and skips the rest of
   std::istringstream exact(std::string(10, 'y') + "\n");
   CHECK(read_line(exact, line, 10) == LineRead::kLine);
   CHECK(line.size() == 10);
+}
+
+namespace {
+
+// The same value with the same types throughout (nlohmann's == takes 1 and 1u and 1.0 as
+// equal; the parser gives each its own type, and a record must read back as it always did).
+bool identical(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+      if (x.key() != y.key() || !identical(*x, *y)) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (!identical(a[k], b[k])) return false;
+    }
+    return true;
+  }
+  if (a.is_number_float()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return std::memcmp(&x, &y, sizeof x) == 0;  // -0.0 is not 0.0
+  }
+  return a == b;
+}
+
+// parse_json(text) is nlohmann::json::parse(text) (for text without a repeated key): the same
+// value with the same types, or the same error.
+void check_as_nlohmann(const std::string& text) {
+  CAPTURE(text);
+  std::string expected_error;
+  nlohmann::json expected;
+  try {
+    expected = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    expected_error = e.what();
+  }
+  try {
+    const nlohmann::json got = parse_json(text);
+    CHECK(expected_error.empty());
+    CHECK(identical(got, expected));
+  } catch (const nlohmann::json::exception& e) {
+    CHECK(std::string(e.what()) == expected_error);
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "bounded JSON: every text reads as nlohmann::json reads it (the plain reader's texts too)") {
+  // What a trial reports and the journal holds, and the edges of what the plain reader takes:
+  // numbers of each type and at the limits of its integers, the literals, escapes and bytes it
+  // leaves to the parser, and syntax errors (left to the parser, which says what is wrong).
+  const std::vector<std::string> texts{
+      R"({"type":"validation","length":2,"metrics":{"loss":500.999998}})",
+      R"({"type":"checkpoint","path":"/tmp/x/trials/1-75a616b7/checkpoints/2","length":2})",
+      R"( { "a" : [ 1 , -2 , 3.5 , -0 , 0 , -0.0 , 1e5 , 1E-5 , 2.5e+3 ] , "b" : { } , "c" : [ ] } )",
+      "\t\r\n[true,false,null]\n",
+      "999999999999999999",
+      "1000000000000000000",
+      "18446744073709551615",
+      "18446744073709551616",
+      "-999999999999999999",
+      "-9223372036854775808",
+      "-9223372036854775809",
+      "0.1",
+      "0.30000000000000004",
+      "5e-324",
+      "2.2250738585072014e-308",
+      "1e-400",
+      "1e308",
+      "1e309",
+      "-1e309",
+      "1.7976931348623157e308",
+      "123456789012345678901234567890.5",
+      R"("escaped \" quote")",
+      R"("tab\tnew\nline")",
+      R"("\u00e9\ud83d\ude00")",
+      "\"caf\xc3\xa9\"",
+      "\"bad \xff byte\"",
+      "\"del \x7f\"",
+      "\"ctrl \x01\"",
+      "",
+      " ",
+      "01",
+      "-",
+      "1.",
+      ".5",
+      "1e",
+      "1e+",
+      "+1",
+      "--1",
+      "0x10",
+      "NaN",
+      "Infinity",
+      "tru",
+      "truex",
+      "nul",
+      "[1,]",
+      "[1 2]",
+      "{\"a\":1,}",
+      "{\"a\" 1}",
+      "{a:1}",
+      "{\"a\":}",
+      "[",
+      "]",
+      "{",
+      "}",
+      "[1]]",
+      "1 2",
+      "\"open",
+      "\xef\xbb\xbf[1]",
+      "/* c */ 1",
+      "[1]x"};
+  for (const std::string& text : texts) check_as_nlohmann(text);
+
+  // Random documents in the shapes above, written with random spacing.
+  std::mt19937_64 rng(20261127);
+  const std::vector<std::string> atoms{"0",
+                                       "-0",
+                                       "7",
+                                       "-7",
+                                       "42",
+                                       "3.25",
+                                       "-3.25",
+                                       "1e3",
+                                       "-2E-2",
+                                       "6.02e23",
+                                       "true",
+                                       "false",
+                                       "null",
+                                       "\"s\"",
+                                       "\"a b/c\"",
+                                       "\"\"",
+                                       "\"\\\\\"",
+                                       "123456789012345678",
+                                       "0.1000000000000000055511151231257827"};
+  const auto space = [&] { return std::string(rng() % 3, " \t\n"[rng() % 3]); };
+  std::function<std::string(int)> document = [&](int depth) -> std::string {
+    const std::uint64_t pick = rng() % 6;
+    if (depth > 3 || pick < 3) {
+      if (rng() % 4 == 0) {  // a random decimal number
+        std::string number = (rng() % 2 ? "-" : "") + std::to_string(rng() % 100000);
+        if (rng() % 2) number += "." + std::to_string(rng() % 1000000);
+        if (rng() % 3 == 0) number += "e" + std::to_string(static_cast<int>(rng() % 700) - 350);
+        return number;
+      }
+      return atoms[rng() % atoms.size()];
+    }
+    const bool object = pick == 3 || pick == 4;
+    std::string text = object ? "{" : "[";
+    const std::uint64_t n = rng() % 4;
+    for (std::uint64_t k = 0; k < n; ++k) {
+      if (k > 0) text += ",";
+      text += space();
+      if (object) text += "\"k" + std::to_string(k) + "\"" + space() + ":" + space();
+      text += document(depth + 1) + space();
+    }
+    return text + (object ? "}" : "]");
+  };
+  for (int k = 0; k < 3000; ++k) {
+    std::string text = space() + document(0) + space();
+    if (k % 10 == 0 && !text.empty()) text.erase(rng() % text.size(), 1);  // often invalid
+    check_as_nlohmann(text);
+  }
+  // A repeated key: the plain reader declines, the parser refuses it as before.
+  CHECK_THROWS_WITH_AS((void)parse_json(R"({"type":"validation","type":"checkpoint"})"),
+                       "[json.exception.parse_error.101] parse error: JSON object has the key "
+                       "\"type\" twice",
+                       nlohmann::json::parse_error);
 }

@@ -1,7 +1,10 @@
 #include "hpsearch/runner/trial_protocol.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <set>
+#include <initializer_list>
+#include <string_view>
+#include <vector>
 
 #include "hpsearch/searcher/bounded_json.hpp"
 #include "hpsearch/searcher/json_lines.hpp"
@@ -26,13 +29,16 @@ std::string shown(const nlohmann::json& value) {
   return clipped(value.dump());
 }
 
-// The fields a report may have, besides "type".
+// The fields a report may have, besides "type" (a list, not a set: nothing to allocate for
+// a report on the runner's hot path; the message lists them sorted).
 void expect_fields(const nlohmann::json& j, const std::string& type,
-                   const std::set<std::string>& allowed) {
-  for (const auto& [key, value] : j.items()) {
-    if (key != "type" && !allowed.contains(key)) {
+                   std::initializer_list<std::string_view> allowed) {
+  for (const auto& [key, value] : j.get_ref<const nlohmann::json::object_t&>()) {
+    if (key != "type" && std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      std::vector<std::string_view> sorted(allowed);
+      std::sort(sorted.begin(), sorted.end());
       std::string names;
-      for (const std::string& a : allowed) names += (names.empty() ? "" : ", ") + a;
+      for (const std::string_view a : sorted) names += (names.empty() ? "" : ", ") + std::string(a);
       throw TrialProtocolError(type + ": unknown field '" + clipped(key) + "' (fields: " + names +
                                ")");
     }
@@ -223,15 +229,15 @@ std::string type_names() {
 }  // namespace
 
 std::string command_line(const TrialCommand& command) {
-  nlohmann::json j;
+  // json_line's bytes for {"op": ..., "length": L}, written directly (one per operation).
   if (const auto* train = std::get_if<TrainCommand>(&command)) {
-    j = {{"op", "validate_after"}, {"length", train->length}};
-  } else if (std::holds_alternative<CloseCommand>(command)) {
-    j = {{"op", "close"}};
-  } else {
-    j = {{"op", "pause"}};
+    std::string line = "{\"length\":";
+    append_json_number(line, train->length);
+    line += ",\"op\":\"validate_after\"}\n";
+    return line;
   }
-  return json_line(j) + '\n';
+  if (std::holds_alternative<CloseCommand>(command)) return "{\"op\":\"close\"}\n";
+  return "{\"op\":\"pause\"}\n";
 }
 
 TrialReport parse_trial_report(std::string_view line, const std::string& metric) {

@@ -129,8 +129,12 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
 // deletion or state file pays it first, and so does the loop once it has been idle for
 // kIdleSyncMs (run), so a record is never left unsynced while the runner waits. The runner's time
 // per operation is the time of the batches that journaled something or handled a validation (report
-// lines read, decisions, journal writes and the sync) over the validations handled; its CPU time
-// and its time in fdatasync are counted apart (experiment.json's "runner").
+// lines read, decisions, journal writes, the sync and the commands written) over the validations
+// handled; its CPU time and its time in fdatasync are counted apart (experiment.json's
+// "runner"). The same span up to the answers is counted apart too (answer_seconds): a command
+// wakes its trial, and on a busy machine the trial may run before the runner's write returns,
+// which the first span counts as the runner's. The log lines the batch wrote go out after
+// that, while the trials work (Report::hold_log).
 void Experiment::deliver_batch() {
   const auto started = std::chrono::steady_clock::now();
   const double cpu_started = thread_cpu_seconds();
@@ -139,6 +143,7 @@ void Experiment::deliver_batch() {
   const std::uint64_t syncs = searcher_.syncs();
   const double sync_seconds = searcher_.sync_seconds();
   searcher_.hold_syncs();
+  report_.hold_log();
   batch_open_ = true;
   supervisor_.deliver();
   batch_open_ = false;
@@ -147,6 +152,8 @@ void Experiment::deliver_batch() {
   } else {
     searcher_.release_syncs();
   }
+  const auto answering = std::chrono::steady_clock::now();
+  const double cpu_answering = thread_cpu_seconds();
   for (const HeldLine& held : held_lines_) {
     if (held.reply) {
       supervisor_.reply(held.trial, held.line);
@@ -156,14 +163,20 @@ void Experiment::deliver_batch() {
   }
   held_lines_.clear();
   if (validations_handled_ > validations || searcher_.seq() > seq) {
-    decisions_.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    decisions_.cpu_seconds += thread_cpu_seconds() - cpu_started;
+    const auto ended = std::chrono::steady_clock::now();
+    const double cpu_ended = thread_cpu_seconds();
+    decisions_.seconds += std::chrono::duration<double>(ended - started).count();
+    decisions_.answer_seconds +=
+        std::chrono::duration<double>(answering - started).count() + (cpu_ended - cpu_answering);
+    decisions_.cpu_seconds += cpu_ended - cpu_started;
     decisions_.sync_seconds += searcher_.sync_seconds() - sync_seconds;
     decisions_.batch_syncs += searcher_.syncs() - syncs;
     decisions_.count += validations_handled_ - validations;
     ++decisions_.batches;
   }
+  // The batch's log lines, now that the trials have what it decided: runner.log and stderr are
+  // not durable records, and a trial need not wait for them.
+  report_.release_log();
 }
 
 // A command or an answer for a trial: at once, or after the batch's sync.
@@ -327,6 +340,10 @@ void Experiment::publish_custom_events(const char* state) {
 
 void Experiment::append_runner_record(const char* kind, nlohmann::json body, bool sync) {
   if (!replaying_) searcher_.append_runner_record(kind, std::move(body), sync);
+}
+
+void Experiment::append_runner_record_text(const char* kind, const std::string& body) {
+  if (!replaying_) searcher_.append_runner_record_text(kind, body);
 }
 
 // What the runner keeps of an event besides the searcher's own state.

@@ -132,6 +132,8 @@ class Experiment final : private SupervisorListener {
   void feed(const Event& event, const nlohmann::json& metrics = {});
 
   void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
+  // The same with the body written as JSON text already (a record per operation: checkpoint).
+  void append_runner_record_text(const char* kind, const std::string& body);
 
   // ---- a custom search (searcher: {name: custom}): its client's side, custom_exchange.hpp ----
 

@@ -97,21 +97,42 @@ Journal::Journal(const std::filesystem::path& path) : path_(path) {
 }
 
 Journal::~Journal() {
+  // A run ending by an exception in a batch: its records are written as they were before they
+  // waited for the batch's sync (never synced here, nor acted on: the same as a crash).
+  if (fd_ >= 0 && !pending_.empty()) (void)!::write(fd_, pending_.data(), pending_.size());
   if (fd_ >= 0) ::close(fd_);
 }
 
 void Journal::append(const nlohmann::json& record, bool sync) {
-  const std::string line = json_line(record) + '\n';
-  write_all(fd_, line, path_);
-  written_size_ += line.size();
-  if (sync && held_) {
-    sync_owed_ = true;
+  line_.clear();
+  append_json(line_, record);
+  append_text(line_, sync);
+}
+
+void Journal::append_text(std::string_view record, bool sync) {
+  pending_.append(record);
+  pending_ += '\n';
+  if (held_) {
+    if (sync) sync_owed_ = true;  // paid at release_syncs, before anything it decided is acted on
   } else if (sync) {
     sync_now();
-  }
+  } else if (!sync_owed_) {
+    write_pending();  // owing nothing, nothing waits: written now, as always
+  }  // else written with the sync a batch left owed, which comes before anything else
+}
+
+void Journal::write_pending() {
+  if (pending_.empty()) return;
+  std::string text;
+  text.swap(pending_);  // a failed write is not tried again (its torn tail is the reader's)
+  write_all(fd_, text, path_);
+  written_size_ += text.size();
+  text.clear();
+  pending_.swap(text);  // keeps the capacity
 }
 
 void Journal::sync_now() {
+  write_pending();
   const auto started = std::chrono::steady_clock::now();
   if (injected_sync_failure()) {
     (void)!::ftruncate(fd_, static_cast<off_t>(synced_size_));
@@ -130,9 +151,23 @@ void Journal::sync_held() {
   if (sync_owed_) sync_now();
 }
 
+void Journal::sync_written() {
+  write_pending();
+  if (written_size_ > synced_size_) sync_now();
+}
+
 void Journal::release_syncs() {
-  sync_held();
   held_ = false;
+  if (sync_owed_) {
+    sync_now();
+  } else {
+    write_pending();
+  }
+}
+
+void Journal::stop_holding() {
+  held_ = false;
+  if (!sync_owed_) write_pending();  // else written with the owed sync, the next thing it does
 }
 
 JournalContents read_journal(const std::filesystem::path& path) {

@@ -9,35 +9,78 @@ namespace hpsearch::runner_detail {
 std::vector<Operation> JournaledSearcher::initial_operations() {
   std::vector<Operation> ops =
       custom_ ? custom_->initial_operations() : searcher_->initial_operations();
-  record({{"event", "initial_operations"}}, ops, {});
+  begin_record();
+  line_ += "{\"event\":\"initial_operations\"}";
+  record(ops, {});
   return ops;
 }
 
 std::vector<Operation> JournaledSearcher::handle(const Event& event,
                                                  const nlohmann::json& metrics) {
   std::vector<Operation> ops = custom_ ? custom_->handle(event) : searcher_->handle(event);
-  record(nlohmann::json(event), ops, metrics);
+  begin_record();
+  append_event_json(line_, event);
+  record(ops, metrics);
   return ops;
 }
 
 std::vector<Operation> JournaledSearcher::post(const CustomPost& post) {
   if (!custom_) throw ProtocolError("operations are posted only to a custom searcher");
   std::vector<Operation> ops = custom_->post(post);
-  record(custom_post_to_json(post), ops, {});
+  begin_record();
+  append_json(line_, custom_post_to_json(post));
+  record(ops, {});
   return ops;
 }
 
-void JournaledSearcher::record(const nlohmann::json& in, const std::vector<Operation>& ops,
-                               const nlohmann::json& metrics) {
-  // "at": when (journal_time), for the web UI's best-so-far over time; replay ignores it.
-  nlohmann::json entry{
-      {"seq", seq_++}, {"in", in}, {"out", operations_answer(ops)}, {"at", journal_time()}};
-  if (!metrics.is_null()) entry["metrics"] = metrics;
-  journal_->append(entry);
+void JournaledSearcher::begin_record() {
+  // {"at": when, "in": ...: the keys in std::map's order, as json_line writes them. "at"
+  // (journal_time) is for the web UI's best so far over time; replay ignores it.
+  line_ = "{\"at\":";
+  append_json_number(line_, journal_time());
+  line_ += ",\"in\":";
+}
+
+void JournaledSearcher::record(const std::vector<Operation>& ops, const nlohmann::json& metrics) {
+  if (!metrics.is_null()) {
+    line_ += ",\"metrics\":";
+    append_json(line_, metrics);
+  }
+  line_ += ",\"out\":";
+  append_operations_answer(line_, ops);
+  line_ += ",\"seq\":";
+  append_json_number(line_, seq_++);
+  line_ += '}';
+  journal_->append_text(line_);
 }
 
 void JournaledSearcher::append_runner_record(const char* kind, nlohmann::json body, bool sync) {
-  journal_->append({{"seq", seq_++}, {kind, std::move(body)}}, sync);
+  std::string text;
+  append_json(text, body);
+  append_runner_record_text(kind, text, sync);
+}
+
+void JournaledSearcher::append_runner_record_text(std::string_view kind, std::string_view body,
+                                                  bool sync) {
+  // {"seq":N, kind: body} as json_line writes it: the two keys in std::map's order.
+  std::string seq = "\"seq\":";
+  append_json_number(seq, seq_++);
+  line_ = "{";
+  if (kind < std::string_view("seq")) {
+    append_json_string(line_, kind);
+    line_ += ':';
+    line_ += body;
+    line_ += ',';
+    line_ += seq;
+  } else {
+    line_ += seq;
+    line_ += ',';
+    append_json_string(line_, kind);
+    line_ += ':';
+    line_ += body;
+  }
+  line_ += '}';
+  journal_->append_text(line_, sync);
 }
 
 void JournaledSearcher::restore(const nlohmann::json& snapshot, std::uint64_t seq) {

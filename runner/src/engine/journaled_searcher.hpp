@@ -54,6 +54,8 @@ class JournaledSearcher {
   [[nodiscard]] const Searcher& searcher() const { return *searcher_; }
   /// Journals one of the runner's own records: {"seq":N, kind: body}; `sync` as Journal::append.
   void append_runner_record(const char* kind, nlohmann::json body, bool sync = true);
+  /// The same with the body already written as JSON text (json_line's bytes).
+  void append_runner_record_text(std::string_view kind, std::string_view body, bool sync = true);
 
   /// Group commit (Journal::hold_syncs): the records of one batch share one sync.
   void hold_syncs() { journal_->hold_syncs(); }
@@ -94,8 +96,11 @@ class JournaledSearcher {
   }
 
  private:
-  void record(const nlohmann::json& in, const std::vector<Operation>& ops,
-              const nlohmann::json& metrics);
+  // Journals the record whose "in" is already in line_: {"at":..., "in":..., "metrics":...,
+  // "out":..., "seq":N}, written directly in json_line's bytes (the keys in their sorted order).
+  // Starts line_ with the record's "at" and its "in" key; the caller appends the event.
+  void begin_record();
+  void record(const std::vector<Operation>& ops, const nlohmann::json& metrics);
   // One record, fed to the searcher; throws RunnerError saying what is wrong with it.
   [[nodiscard]] ReplayedRecord replay(const nlohmann::json& record);
 
@@ -104,6 +109,7 @@ class JournaledSearcher {
   std::optional<Journal> journal_;
   std::uint64_t seq_ = 0;
   std::uint64_t snapshot_seq_ = 0;
+  std::string line_;  // the record being written (its capacity is reused)
 };
 
 }  // namespace hpsearch::runner_detail

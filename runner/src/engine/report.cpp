@@ -34,6 +34,7 @@ nlohmann::json runner_costs(const DecisionStats& d) {
   return {{"validations_handled", d.count},
           {"batches", d.batches},
           {"mean_decision_ms", per_operation_ms(d.seconds)},
+          {"mean_answer_ms", per_operation_ms(d.answer_seconds)},
           {"mean_decision_cpu_ms", per_operation_ms(d.cpu_seconds)},
           {"mean_decision_sync_ms", per_operation_ms(d.sync_seconds)},
           {"batch_syncs", d.batch_syncs},
@@ -42,10 +43,12 @@ nlohmann::json runner_costs(const DecisionStats& d) {
 }
 
 std::string wall_clock_stamp() {
-  // For log lines only: nothing the searcher decides reads it.
+  // For log lines only: nothing the searcher decides reads it. localtime_r, not localtime,
+  // which looks at /etc/localtime again (a stat) for every line.
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm local{};
   char text[32];
-  std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
+  std::strftime(text, sizeof text, "%H:%M:%S", ::localtime_r(&now, &local));
   return text;
 }
 
@@ -65,13 +68,29 @@ Report::Report(const ExperimentConfig& config, fs::path directory, std::uint32_t
       trial_id_(std::move(trial_id)),
       log_(directory_ / "runner.log", std::ios::app) {}
 
+Report::~Report() {
+  release_log();
+}
+
 void Report::log(const std::string& line) {
-  log_ << wall_clock_stamp() << ' ' << line << std::endl;
+  log_ << wall_clock_stamp() << ' ' << line << '\n';
   if (terminal_) {
-    if (status_drawn_) err_ << "\r\033[K";
+    if (status_drawn_) held_err_ += "\r\033[K";
     status_drawn_ = false;
   }
-  err_ << "searcher-run: " << line << '\n' << std::flush;
+  held_err_ += "searcher-run: ";
+  held_err_ += line;
+  held_err_ += '\n';
+  if (!held_) release_log();
+}
+
+void Report::release_log() {
+  held_ = false;
+  log_.flush();
+  if (held_err_.empty()) return;
+  err_.write(held_err_.data(), static_cast<std::streamsize>(held_err_.size()));
+  err_.flush();
+  held_err_.clear();
 }
 
 std::string Report::outcome(std::uint32_t index, const TrialRecord& t) const {

@@ -31,6 +31,10 @@ struct DecisionStats {
   std::uint64_t count = 0;    ///< validations handled
   std::uint64_t batches = 0;  ///< batches counted
   double seconds = 0;
+  /// The same batches up to their answers: the wall time until the commands are written, plus
+  /// the CPU time of writing them. A command wakes its trial, which may run in the runner's
+  /// place before the write returns: that time is the trial's, and `seconds` counts it.
+  double answer_seconds = 0;
   double cpu_seconds = 0;
   double sync_seconds = 0;
   std::uint64_t batch_syncs = 0;  ///< fdatasync calls in those batches
@@ -57,6 +61,14 @@ class Report {
 
   /// A line in runner.log (with the time) and on stderr.
   void log(const std::string& line);
+  /// While held, log lines wait (in order, with the time they were logged) until release_log
+  /// writes them all at once: a batch's lines are written after the trials have their answers
+  /// (Experiment::deliver_batch). The destructor writes any still held.
+  void hold_log() { held_ = true; }
+  void release_log();
+  ~Report();
+  Report(const Report&) = delete;
+  Report& operator=(const Report&) = delete;
 
   /// completed, stopped, errored, invalid_hp, ...; while running: running, waiting, paused.
   [[nodiscard]] std::string outcome(std::uint32_t index, const TrialRecord& trial) const;
@@ -92,6 +104,8 @@ class Report {
   std::function<bool(std::uint32_t)> running_;
   std::function<std::uint64_t(std::uint32_t)> trial_id_;
   std::ofstream log_;
+  bool held_ = false;
+  std::string held_err_;  // the held lines for stderr (runner.log's wait in log_'s buffer)
   bool status_drawn_ = false;
   std::chrono::steady_clock::time_point last_status_{};
 };

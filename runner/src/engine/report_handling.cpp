@@ -192,9 +192,7 @@ void Experiment::checkpointed(std::uint32_t i, const std::string& line, const Ch
   }
   t.checkpoint = Checkpoint{path.string(), c.length, c.storage_id};
   if (!c.storage_id.empty()) t.stored.push_back(*t.checkpoint);
-  nlohmann::json record = to_json(*t.checkpoint);
-  record["request_id"] = t.id.to_string();
-  append_runner_record("checkpoint", std::move(record));
+  append_runner_record_text("checkpoint", checkpoint_record_json(*t.checkpoint, t.id));
 }
 
 // A checkpoint in storage is gone: the trial's latest becomes the one before it.

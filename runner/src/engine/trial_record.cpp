@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "hpsearch/runner/errors.hpp"
+#include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
 
 namespace hpsearch::runner_detail {
@@ -11,6 +12,23 @@ nlohmann::json to_json(const Checkpoint& c) {
   nlohmann::json j{{"path", c.path}, {"length", c.length}};
   if (!c.storage_id.empty()) j["storage_id"] = c.storage_id;
   return j;
+}
+
+std::string checkpoint_record_json(const Checkpoint& c, const RequestId& trial) {
+  // The keys in std::map's order, as json_line writes to_json(c) with "request_id" added.
+  std::string text = "{\"length\":";
+  append_json_number(text, c.length);
+  text += ",\"path\":";
+  append_json_string(text, c.path);
+  text += ",\"request_id\":\"";
+  trial.append_to(text);
+  text += '"';
+  if (!c.storage_id.empty()) {
+    text += ",\"storage_id\":";
+    append_json_string(text, c.storage_id);
+  }
+  text += '}';
+  return text;
 }
 
 Checkpoint checkpoint_from_json(const nlohmann::json& j) {

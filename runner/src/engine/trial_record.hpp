@@ -56,6 +56,10 @@ struct TrialRecord {
 };
 
 [[nodiscard]] nlohmann::json to_json(const Checkpoint& checkpoint);
+/// The journal's "checkpoint" record body: to_json(checkpoint) with the trial's "request_id",
+/// written directly in json_line's bytes ({"length":L,"path":P,"request_id":R[,"storage_id":S]}).
+[[nodiscard]] std::string checkpoint_record_json(const Checkpoint& checkpoint,
+                                                 const RequestId& trial);
 [[nodiscard]] Checkpoint checkpoint_from_json(const nlohmann::json& j);
 [[nodiscard]] nlohmann::json to_json(const TrialRecord& trial);
 /// Throws RunnerError on a bad request id.

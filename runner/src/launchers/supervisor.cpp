@@ -172,7 +172,8 @@ void Supervisor::wait(int timeout_ms, int wake_fd) {
     if (timeout_ms < 0 || left < timeout_ms) timeout_ms = static_cast<int>(left);
   }
   std::vector<pollfd> fds{{wake_fd, POLLIN, 0}};
-  if (channel_ != nullptr && now >= accept_at_) fds.push_back({channel_->listen_fd(), POLLIN, 0});
+  const bool listening = channel_ != nullptr && now >= accept_at_;
+  if (listening) fds.push_back({channel_->listen_fd(), POLLIN, 0});
   for (const Connection& c : pending_) fds.push_back({c.fd, POLLIN, 0});
   for (const std::uint32_t trial : live_order_) {
     const Live& live = live_.at(trial);
@@ -184,11 +185,14 @@ void Supervisor::wait(int timeout_ms, int wake_fd) {
   const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
   if (ready < 0 && errno != EINTR) throw RunnerError(std::string("poll: ") + std::strerror(errno));
   readable_ = ready > 0;
+  connecting_ = readable_ && listening && fds[1].revents != 0;
 }
 
 void Supervisor::deliver() {
   if (readable_) {
-    accept_connections();
+    // Only when the channel has a connection waiting: an accept that finds none is a system
+    // call in every batch (a trial's exit takes in late connections itself: reap).
+    if (connecting_) accept_connections();
     read_pending();
     for (std::size_t k = 0; k < live_order_.size(); ++k) read_reports(live_order_[k]);
   }

@@ -181,6 +181,7 @@ class Supervisor {
   std::uint64_t next_slot_ = 0;      // never held yet: this one and above
   std::vector<Connection> pending_;  // connected, no hello yet
   bool readable_ = false;            // the last wait saw something to read
+  bool connecting_ = false;          // and a connection waiting on the channel
   // After a descriptor shortage: when accepting, and launching, may start again.
   std::chrono::steady_clock::time_point accept_at_{};
   std::chrono::steady_clock::time_point launch_at_{};

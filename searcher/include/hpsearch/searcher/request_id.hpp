@@ -21,6 +21,8 @@ struct RequestId {
 
   /// Lowercase canonical form, e.g. `ac0a7f8c-2faa-4497-b5a6-16b7c0cc21d8`.
   [[nodiscard]] std::string to_string() const;
+  /// The same 36 characters, appended to `out` (the journal's writer, without a string apiece).
+  void append_to(std::string& out) const;
 
   /// Parses the canonical 8-4-4-4-12 hexadecimal form (either case); nullopt otherwise.
   [[nodiscard]] static std::optional<RequestId> parse(std::string_view text);
