@@ -83,31 +83,6 @@ json trial_id_json(const Entry& entry, const TrialView& trial, bool store) {
   return found != entry.trial_ids.end() ? json(found->second) : json(nullptr);
 }
 
-json workload(const Entry& entry, const ValidationPoint& v) {
-  return {{"totalBatches", v.length},
-          {"metrics", {{"avgMetrics", {{entry.metric, metric_json(v.metric)}}}}},
-          {"endTime", v.at}};
-}
-
-json trial_json(const Entry& entry, const TrialView& t, bool store) {
-  json j{{"id", trial_id_json(entry, t, store)},
-         {"experimentId", entry.id},
-         {"trialNumber", t.index},
-         {"requestId", t.request_id},
-         {"state", "STATE_" + t.state},
-         {"hparams", t.hparams},
-         {"restarts", t.restarts},
-         {"totalBatchesProcessed", t.validations.empty() ? 0 : t.validations.back().length},
-         {"targetLength", t.target},
-         {"exitReason", t.exit_reason.empty() ? json(nullptr) : json(t.exit_reason)},
-         {"outcome", t.outcome.empty() ? json(nullptr) : json(t.outcome)},
-         {"bestValidation", t.best ? workload(entry, t.validations[*t.best]) : json(nullptr)},
-         {"latestValidation",
-          t.validations.empty() ? json(nullptr) : workload(entry, t.validations.back())},
-         {"numCheckpoints", t.checkpoints.size()}};
-  return j;
-}
-
 json experiment_row(Api::State& state, std::uint64_t id) {
   json row{{"id", id}};
   try {
