@@ -45,20 +45,33 @@ for run in $(seq 1 "$runs"); do
     "$program" run --config "$dir/overhead64.yaml" --dir "$dir/$build-many$run" \
       --slots 64 >/dev/null 2>&1
   done
-  # One bare fdatasync of a journal-sized append, as Journal::append does (median of 200),
-  # right after this run's experiments, on the same disk.
-  /usr/bin/python3 - "$dir/fdatasync$run" > "$dir/fdatasync$run.ms" <<'PY'
+  # One bare fdatasync of a journal-sized append (median of 200), right after this run's
+  # experiments, on the same disk; and beside it (fdatasync_spare) the same records written
+  # over zeros synced ahead, as the runner's journal now writes them (docs/store.md, "Spare
+  # space"): the like-for-like floor of the runner's own sync.
+  /usr/bin/python3 - "$dir/fdatasync$run" > "$dir/fdatasync$run.ms" 2> "$dir/fdatasync_spare$run.ms" <<'PY'
 import os, statistics, sys, time
 line = b'{"seq":1,"in":{"event":"validation_completed"},"out":{"operations":[]}}\n' * 2
-times = []
-fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-for _ in range(200):
-    start = time.perf_counter()
-    os.write(fd, line)
-    os.fdatasync(fd)
-    times.append((time.perf_counter() - start) * 1000)
-os.close(fd)
-print(statistics.median(times))
+
+def median_sync(spare):
+    times = []
+    flags = os.O_WRONLY | os.O_CREAT | (0 if spare else os.O_APPEND)
+    fd = os.open(sys.argv[1], flags, 0o600)
+    if spare:
+        os.write(fd, bytes(len(line) * 200))
+        os.fdatasync(fd)
+        os.lseek(fd, 0, os.SEEK_SET)
+    for _ in range(200):
+        start = time.perf_counter()
+        os.write(fd, line)
+        os.fdatasync(fd)
+        times.append((time.perf_counter() - start) * 1000)
+    os.close(fd)
+    os.unlink(sys.argv[1])
+    return statistics.median(times)
+
+print(median_sync(False))
+print(median_sync(True), file=sys.stderr)
 PY
 done
 summarize() {
@@ -78,7 +91,8 @@ def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
-result = {"one_in_flight": [], "64_in_flight": [], "bare_fdatasync_ms": []}
+result = {"one_in_flight": [], "64_in_flight": [], "bare_fdatasync_ms": [],
+          "bare_fdatasync_spare_ms": []}
 for run in range(1, runs + 1):
     for key, name in (("one_in_flight", "one"), ("64_in_flight", "many")):
         r = per_operation(json.load(open(f"{base}/{build}-{name}{run}/experiment.json"))["runner"])
@@ -86,8 +100,10 @@ for run in range(1, runs + 1):
         print(f"{build} run {run}, {key}: {r['validations_handled']} operations, "
               f"{r['mean_decision_ms']:.3f} ms each", file=sys.stderr)
     result["bare_fdatasync_ms"].append(float(open(f"{base}/fdatasync{run}.ms").read()))
+    result["bare_fdatasync_spare_ms"].append(float(open(f"{base}/fdatasync_spare{run}.ms").read()))
 sync = statistics.median(result["bare_fdatasync_ms"])
-medians = {"bare_fdatasync_ms": sync}
+spare = statistics.median(result["bare_fdatasync_spare_ms"])
+medians = {"bare_fdatasync_ms": sync, "bare_fdatasync_spare_ms": spare}
 for key, prefix in (("one_in_flight", "one_in_flight"), ("64_in_flight", "64_in_flight")):
     rows = result[key]
     medians[f"{prefix}_ms"] = median(r["mean_decision_ms"] for r in rows)
@@ -97,6 +113,7 @@ for key, prefix in (("one_in_flight", "one_in_flight"), ("64_in_flight", "64_in_
     medians[f"{prefix}_syncs_per_operation"] = median(r["syncs_per_operation"] for r in rows)
     medians[f"{prefix}_process_cpu_ms"] = median(r["process_cpu_ms_per_operation"] for r in rows)
 medians["one_in_flight_over_fdatasync"] = medians["one_in_flight_ms"] / sync
+medians["one_in_flight_over_spare_fdatasync"] = medians["one_in_flight_ms"] / spare
 answer = medians["one_in_flight_answer_ms"]
 medians["one_in_flight_answer_over_fdatasync"] = None if answer is None else answer / sync
 # The same ratio against the runner's own fdatasync time at the same moments (1 in flight: one
@@ -112,7 +129,9 @@ to_answer = "" if answer is None else (
     f"({medians['one_in_flight_answer_over_fdatasync']:.2f} x)")
 print(f"{build} medians: 1 in flight {medians['one_in_flight_ms']:.3f} ms per operation "
       f"({medians['one_in_flight_over_fdatasync']:.2f} x one fdatasync{to_answer}), 64 in flight "
-      f"{medians['64_in_flight_ms']:.3f} ms, one bare fdatasync {sync:.3f} ms", file=sys.stderr)
+      f"{medians['64_in_flight_ms']:.3f} ms, one bare fdatasync {sync:.3f} ms (over zeros synced "
+      f"ahead {spare:.3f} ms: {medians['one_in_flight_over_spare_fdatasync']:.2f} x)",
+      file=sys.stderr)
 print(json.dumps(result, indent=2))
 PY
 }

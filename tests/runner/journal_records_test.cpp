@@ -25,10 +25,18 @@ using namespace hpsearch::runner_detail;
 
 namespace {
 
+// The lines of a journal still open: its records, up to the spare space (zeros) after them.
 std::vector<std::string> lines_of(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::size_t zero = text.find('\0');
+  if (zero != std::string::npos) {
+    CHECK(text.find_first_not_of('\0', zero) == std::string::npos);  // nothing after the zeros
+    text.resize(zero);
+  }
+  std::istringstream records(text);
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (std::string line; std::getline(records, line);) lines.push_back(line);
   return lines;
 }
 

@@ -223,3 +223,71 @@ TEST_CASE("journal: records waiting for a sync are written together just before 
   for (std::size_t k = 0; k < 7; ++k) CHECK(contents.records[k]["seq"] == k);
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+TEST_CASE("journal: spare space is zeros after the records, cut off at close, never read") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-journal-spare-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path path = dir / "journal.jsonl";
+  const std::string two = "{\"seq\":0}\n{\"seq\":1}\n";
+  {
+    Journal journal(path, Journal::Growth::spare_space);
+    journal.append({{"seq", 0}});
+    journal.append({{"seq", 1}});
+    // While open: the records, then zeros: 64 KiB at least in all (docs/store.md, "Spare space").
+    const std::string open = file_text(path);
+    REQUIRE(open.size() >= (64 << 10));
+    CHECK(open.substr(0, two.size()) == two);
+    CHECK(open.find_first_not_of('\0', two.size()) == std::string::npos);
+    const JournalContents contents = read_journal(path);
+    CHECK(contents.records.size() == 2);
+    CHECK(contents.spare_space);
+    CHECK_FALSE(contents.torn_tail);
+    CHECK(contents.valid_bytes == two.size());
+  }
+  CHECK(file_text(path) == two);  // closed: exactly its records
+  CHECK_FALSE(read_journal(path).spare_space);
+
+  // A run that died with spare space: opened again, it appends after the last record.
+  {
+    std::ofstream(path, std::ios::app) << std::string(5000, '\0');
+    Journal journal(path, Journal::Growth::spare_space);
+    journal.append({{"seq", 2}});
+  }
+  CHECK(file_text(path) == two + "{\"seq\":2}\n");
+
+  // More records than the first spare space holds: it grows, nothing is lost or zeroed.
+  {
+    Journal journal(path, Journal::Growth::spare_space);
+    for (int k = 3; k < 3000; ++k) journal.append({{"seq", k}, {"pad", std::string(40, 'x')}});
+  }
+  const JournalContents grown = read_journal(path);
+  REQUIRE(grown.records.size() == 3000);
+  for (std::size_t k = 0; k < 3000; ++k) CHECK(grown.records[k]["seq"] == k);
+  CHECK_FALSE(grown.spare_space);
+
+  // What a crash can leave: a record cut short before the zeros, or pieces of writes never
+  // synced after them. Both are a torn tail; the records before the first zero are kept.
+  const std::string zeros(100, '\0');
+  const JournalContents cut = parse_journal(two + "{\"seq\":2,\"in" + zeros, "j.jsonl");
+  CHECK(cut.records.size() == 2);
+  CHECK(cut.torn_tail);
+  CHECK(cut.valid_bytes == two.size());
+  const JournalContents pieces =
+      parse_journal(two + zeros + "\"seq\":9}\n{\"seq\":10}\n" + zeros, "j.jsonl");
+  CHECK(pieces.records.size() == 2);
+  CHECK(pieces.torn_tail);
+  CHECK(pieces.valid_bytes == two.size());
+  const JournalContents spare = parse_journal(two + zeros, "j.jsonl");
+  CHECK(spare.spare_space);
+  CHECK_FALSE(spare.torn_tail);
+  std::filesystem::remove_all(dir);
+}

@@ -134,13 +134,15 @@ def check_no_process_left(exp, when, runner_command=None):
 
 
 def journal_records(exp):
-    """The journal's complete records (a last line without its newline was never acted on)."""
+    """The journal's complete records (a last line without its newline was never acted on),
+    up to its first zero byte (the spare space a killed runner leaves: docs/store.md)."""
     records = []
     with open(os.path.join(exp, "journal.jsonl"), "rb") as f:
-        for line in f:
-            if not line.endswith(b"\n"):
-                break
-            records.append(json.loads(line))
+        text = f.read()
+    for line in text[:len(text) if b"\0" not in text else text.index(b"\0")].splitlines(True):
+        if not line.endswith(b"\n"):
+            break
+        records.append(json.loads(line))
     return records
 
 

@@ -71,7 +71,9 @@ class Store:
 
     def journal(self, id):
         """The experiment's journal records (complete lines)."""
-        return [json.loads(line) for line in (self.experiment_dir(id) / "run" / "journal.jsonl").read_text().splitlines()]
+        # Up to the first zero byte: a running journal's spare space follows (docs/store.md).
+        text = (self.experiment_dir(id) / "run" / "journal.jsonl").read_text().split("\0")[0]
+        return [json.loads(line) for line in text.splitlines()]
 
     def cleanup(self):
         shutil.rmtree(self.home, ignore_errors=True)

@@ -233,7 +233,7 @@ RunOutcome Experiment::run() {
     } else {
       supervisor_.wait(timeout, signals.fd());
     }
-    for (const int s : signals.drain()) {
+    for (const int s : supervisor_.woken() ? signals.drain() : std::vector<int>{}) {
       if (s != SIGINT && s != SIGTERM) continue;
       if (!interrupted_) {
         interrupted_ = s;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -57,15 +58,22 @@ bool injected_sync_failure() {
   return plan != 0 && ++syncs == plan;
 }
 
-void write_all(int fd, const std::string& text, const std::filesystem::path& path) {
+// Writes all of `text` at `offset`, or at the file's position if it is negative.
+void write_all(int fd, const std::string& text, const std::filesystem::path& path,
+               std::int64_t offset = -1) {
   std::size_t done = 0;
+  const auto write_some = [&](std::size_t size) {
+    return offset < 0 ? ::write(fd, text.data() + done, size)
+                      : ::pwrite(fd, text.data() + done, size,
+                                 static_cast<off_t>(offset + static_cast<std::int64_t>(done)));
+  };
   if (const int error = injected_write_failure(); error != 0) {
-    (void)!::write(fd, text.data(), text.size() / 2);
+    (void)!write_some(text.size() / 2);
     errno = error;
     throw file_error("cannot write", path);
   }
   while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    const ssize_t n = write_some(text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw file_error("cannot write", path);
     done += static_cast<std::size_t>(n);
@@ -88,19 +96,81 @@ DiskError::DiskError(const std::string& operation, const std::filesystem::path& 
       path_(path),
       errno_(errno_value) {}
 
-Journal::Journal(const std::filesystem::path& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+namespace {
+
+// Spare space grows by the journal's size so far, at least 64 KiB and at most 4 MiB at a time:
+// one extension (and its metadata sync) per thousands of records, and a short run's journal
+// holds little that is not records.
+constexpr std::uint64_t kMinGrowth = std::uint64_t{64} << 10;
+constexpr std::uint64_t kMaxGrowth = std::uint64_t{4} << 20;
+
+// The length of `fd`'s records: its size without the zeros at its end (spare space).
+std::uint64_t records_length(int fd, std::uint64_t size, const std::filesystem::path& path) {
+  char block[4096];
+  while (size > 0) {
+    const std::uint64_t n = std::min<std::uint64_t>(size, sizeof block);
+    const ssize_t got = ::pread(fd, block, n, static_cast<off_t>(size - n));
+    if (got != static_cast<ssize_t>(n)) throw file_error("cannot read the journal", path);
+    for (std::uint64_t i = n; i > 0; --i) {
+      if (block[i - 1] != '\0') return size - n + i;
+    }
+    size -= n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Journal::Journal(const std::filesystem::path& path, Growth growth) : path_(path), growth_(growth) {
+  // Spare space is written at the records' end, not the file's; otherwise appended as ever.
+  const int append = growth == Growth::spare_space ? 0 : O_APPEND;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | append, 0644);
   if (fd_ < 0) throw file_error("cannot open the journal", path);
   const off_t size = ::lseek(fd_, 0, SEEK_END);
-  written_size_ = synced_size_ = size > 0 ? static_cast<std::uint64_t>(size) : 0;
+  file_size_ = size > 0 ? static_cast<std::uint64_t>(size) : 0;
+  // Spare space a run that did not close the journal left (resuming cut it back to the
+  // records, so this is for any other opener): written over from the last record on.
+  written_size_ = synced_size_ =
+      growth_ == Growth::spare_space ? records_length(fd_, file_size_, path) : file_size_;
   sync_directory(path.parent_path());
 }
 
 Journal::~Journal() {
   // A run ending by an exception in a batch: its records are written as they were before they
   // waited for the batch's sync (never synced here, nor acted on: the same as a crash).
-  if (fd_ >= 0 && !pending_.empty()) (void)!::write(fd_, pending_.data(), pending_.size());
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  if (!pending_.empty()) {
+    if (growth_ == Growth::spare_space) {
+      (void)!::pwrite(fd_, pending_.data(), pending_.size(), static_cast<off_t>(written_size_));
+    } else {
+      (void)!::write(fd_, pending_.data(), pending_.size());
+    }
+    written_size_ += pending_.size();
+  }
+  // Closed: the file is its records again (readers need not know about spare space).
+  if (file_size_ > written_size_) (void)!::ftruncate(fd_, static_cast<off_t>(written_size_));
+  ::close(fd_);
+}
+
+void Journal::make_room(std::uint64_t size) {
+  const std::uint64_t growth = std::clamp(file_size_, kMinGrowth, kMaxGrowth);
+  const std::uint64_t target = std::max(size, file_size_) + growth;
+  static const std::string zeros(std::size_t{64} << 10, '\0');
+  for (std::uint64_t at = file_size_; at < target;) {
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(zeros.size(), target - at));
+    const ssize_t done = ::pwrite(fd_, zeros.data(), n, static_cast<off_t>(at));
+    if (done < 0 && errno == EINTR) continue;
+    if (done < 0) {
+      const DiskError error = file_error("cannot write", path_);
+      (void)!::ftruncate(fd_, static_cast<off_t>(file_size_));  // give back what it took
+      throw error;
+    }
+    at += static_cast<std::uint64_t>(done);
+  }
+  // The new size and blocks made durable once here, so that a record's sync writes data only.
+  if (::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
+  file_size_ = target;
 }
 
 void Journal::append(const nlohmann::json& record, bool sync) {
@@ -123,9 +193,13 @@ void Journal::append_text(std::string_view record, bool sync) {
 
 void Journal::write_pending() {
   if (pending_.empty()) return;
+  if (growth_ == Growth::spare_space && written_size_ + pending_.size() > file_size_) {
+    make_room(written_size_ + pending_.size());
+  }
   std::string text;
   text.swap(pending_);  // a failed write is not tried again (its torn tail is the reader's)
-  write_all(fd_, text, path_);
+  write_all(fd_, text, path_,
+            growth_ == Growth::spare_space ? static_cast<std::int64_t>(written_size_) : -1);
   written_size_ += text.size();
   text.clear();
   pending_.swap(text);  // keeps the capacity
@@ -136,6 +210,7 @@ void Journal::sync_now() {
   const auto started = std::chrono::steady_clock::now();
   if (injected_sync_failure()) {
     (void)!::ftruncate(fd_, static_cast<off_t>(synced_size_));
+    written_size_ = file_size_ = synced_size_;
     errno = EIO;
     throw file_error("cannot sync the journal", path_);
   }
@@ -180,6 +255,14 @@ JournalContents read_journal(const std::filesystem::path& path) {
 
 JournalContents parse_journal(std::string_view text, const std::string& name) {
   JournalContents contents;
+  // No record holds a zero byte (JSON writes control characters escaped): the first one is
+  // where spare space begins. Anything but zeros after it is what a crash left of writes that
+  // were never synced (every synced record lies before it): a torn tail.
+  if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
+    contents.spare_space = true;
+    contents.torn_tail = text.find_first_not_of('\0', zero) != std::string_view::npos;
+    text = text.substr(0, zero);
+  }
   std::size_t start = 0;
   std::uint64_t line = 1;
   while (start < text.size()) {

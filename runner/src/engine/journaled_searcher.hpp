@@ -38,7 +38,9 @@ class JournaledSearcher {
   explicit JournaledSearcher(CustomSearch custom) : custom_(std::move(custom)) {}
 
   /// Opens the journal for appending (after any replay).
-  void open(const std::filesystem::path& path) { journal_.emplace(path); }
+  void open(const std::filesystem::path& path) {
+    journal_.emplace(path, Journal::Growth::spare_space);  // synced per decision
+  }
 
   [[nodiscard]] std::vector<Operation> initial_operations();
   /// Hands the event to the searcher, journals it with `metrics` (if not null) and the answer.

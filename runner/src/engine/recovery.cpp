@@ -39,6 +39,9 @@ void Experiment::recover() {
     report_.log(
         "the journal ends in a record cut short by the crash; it was never acted on and is "
         "dropped");
+  }
+  // Cut back to its records: a torn tail, or the spare space of a run that did not close it.
+  if (journal.torn_tail || journal.spare_space) {
     truncate_journal(directory_ / "journal.jsonl", journal.valid_bytes);
   }
   replaying_ = true;

@@ -334,6 +334,9 @@ class LocalProcess final : public TrialProcess {
       const ssize_t n = ::read(report_.get(), chunk, sizeof chunk);
       if (n > 0) {
         buffer.append(chunk, static_cast<std::size_t>(n));
+        // Less than asked: the pipe is empty now (one more read would only say EAGAIN; what
+        // comes later, or its end, is seen by the next poll).
+        if (static_cast<std::size_t>(n) < sizeof chunk) return true;
         continue;
       }
       if (n < 0 && errno == EINTR) continue;

@@ -175,6 +175,7 @@ void Supervisor::wait(int timeout_ms, int wake_fd) {
   const bool listening = channel_ != nullptr && now >= accept_at_;
   if (listening) fds.push_back({channel_->listen_fd(), POLLIN, 0});
   for (const Connection& c : pending_) fds.push_back({c.fd, POLLIN, 0});
+  const std::size_t first_live = fds.size();
   for (const std::uint32_t trial : live_order_) {
     const Live& live = live_.at(trial);
     if (live.process->report_fd() >= 0) fds.push_back({live.process->report_fd(), POLLIN, 0});
@@ -185,7 +186,17 @@ void Supervisor::wait(int timeout_ms, int wake_fd) {
   const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
   if (ready < 0 && errno != EINTR) throw RunnerError(std::string("poll: ") + std::strerror(errno));
   readable_ = ready > 0;
+  woken_ = readable_ && fds[0].revents != 0;
   connecting_ = readable_ && listening && fds[1].revents != 0;
+  // Which trials deliver() reads: those with something ready (one read of each quiet pipe per
+  // batch would be a system call per trial in flight, for nothing). In the order pushed above.
+  std::size_t k = first_live;
+  for (const std::uint32_t trial : live_order_) {
+    Live& live = live_.at(trial);
+    const std::size_t end = k + (live.process->report_fd() >= 0 ? 1 : 0) + live.connections.size();
+    live.ready = false;
+    for (; k < end; ++k) live.ready = live.ready || (readable_ && fds[k].revents != 0);
+  }
 }
 
 void Supervisor::deliver() {
@@ -194,7 +205,9 @@ void Supervisor::deliver() {
     // call in every batch (a trial's exit takes in late connections itself: reap).
     if (connecting_) accept_connections();
     read_pending();
-    for (std::size_t k = 0; k < live_order_.size(); ++k) read_reports(live_order_[k]);
+    for (std::size_t k = 0; k < live_order_.size(); ++k) {
+      if (live_.at(live_order_[k]).ready) read_reports(live_order_[k]);
+    }
   }
   readable_ = false;
   expire_pending(std::chrono::steady_clock::now());

@@ -65,9 +65,19 @@ void ExperimentView::refresh() {
     if (size > offset_) {
       std::ifstream in(log_, std::ios::binary);
       in.seekg(static_cast<std::streamoff>(offset_));
-      std::string text(static_cast<std::size_t>(size - offset_), '\0');
-      in.read(text.data(), static_cast<std::streamsize>(text.size()));
-      text.resize(static_cast<std::size_t>(in.gcount()));
+      // Up to the first zero byte: a running journal's spare space follows (docs/store.md),
+      // up to megabytes of zeros not worth reading at every refresh.
+      std::string text;
+      std::size_t zero = std::string::npos;
+      while (zero == std::string::npos && text.size() < size - offset_) {
+        const std::size_t have = text.size();
+        text.resize(have + std::min<std::size_t>(std::size_t{64} << 10, size - offset_ - have));
+        in.read(text.data() + have, static_cast<std::streamsize>(text.size() - have));
+        text.resize(have + static_cast<std::size_t>(in.gcount()));
+        if (text.size() == have) break;
+        zero = text.find('\0', have);
+      }
+      text.resize(std::min(text.size(), zero));
       // Record by record, so that a damaged one stops the reading exactly there: what came
       // before it is taken in once, and a later refresh tries it again (a torn last line is
       // one being written: it is complete next time).

@@ -2,6 +2,8 @@
 /// \file
 /// Crash-safe files: an append-only journal of JSON lines, each made durable (fsync) before
 /// append returns, and files replaced atomically (write, fsync, rename, fsync the directory).
+/// A journal may keep spare space: zeros written and synced ahead of its records, so that the
+/// sync of a record changes no file metadata (docs/store.md, "Spare space").
 
 #include <cstdint>
 #include <filesystem>
@@ -31,8 +33,19 @@ class DiskError : public std::runtime_error {
 /// tail the reader drops).
 class Journal {
  public:
-  /// Opens (creating if need be) for appending. Throws DiskError.
-  explicit Journal(const std::filesystem::path& path);
+  /// How the file grows.
+  enum class Growth {
+    as_written,  ///< the file is exactly its records
+    /// The file keeps zeros, written and synced ahead, after its records: a record's sync then
+    /// only writes data (on ext4, no journal commit: cheaper, and not behind other files'
+    /// metadata). The zeros are cut off when the journal is closed; a reader stops at the
+    /// first zero byte, which no record holds. For the experiment's journal, synced per
+    /// decision; not for files of which there is one per trial.
+    spare_space,
+  };
+  /// Opens (creating if need be) for appending after its last record (zeros after it, left by a
+  /// run that did not close it, are written over). Throws DiskError.
+  explicit Journal(const std::filesystem::path& path, Growth growth = Growth::as_written);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -76,6 +89,8 @@ class Journal {
   void sync_now();
   // Writes the records waiting for their sync (pending_), if any.
   void write_pending();
+  // Spare space: zeros written and synced up to at least `size` bytes (and some way beyond).
+  void make_room(std::uint64_t size);
 
   std::filesystem::path path_;
   std::string line_;     // a record being written as JSON text (its capacity is reused)
@@ -85,8 +100,10 @@ class Journal {
   bool sync_owed_ = false;  // a record appended while held asked for a sync
   std::uint64_t syncs_ = 0;
   double sync_seconds_ = 0;
-  std::uint64_t written_size_ = 0;  // the file's length: what is written
+  std::uint64_t written_size_ = 0;  // the records' length: what is written
   std::uint64_t synced_size_ = 0;   // and what of it the last sync made durable
+  Growth growth_ = Growth::as_written;
+  std::uint64_t file_size_ = 0;  // written_size_ and the spare space after it
 };
 
 /// What a journal holds.
@@ -95,12 +112,16 @@ struct JournalContents {
   /// A last line without its newline: a record being written when the process died. It was
   /// never acknowledged, so it is dropped (and the file truncated before appending again).
   bool torn_tail = false;
+  /// Zeros after the records (Journal::Growth::spare_space, not closed: still running, or it
+  /// died). Not torn: nothing was cut short; the file is cut back to its records on resuming.
+  bool spare_space = false;
   std::uint64_t valid_bytes = 0;  ///< the length of the complete records
 };
 
-/// Reads every record (none if there is no file). Throws std::runtime_error naming the line of
-/// a corrupt record (one that is complete but not a JSON object: the journal was damaged, not
-/// merely cut short).
+/// Reads every record (none if there is no file), up to the first zero byte (spare space, or
+/// what a crash left of writes beyond it that were never synced: a torn tail). Throws
+/// std::runtime_error naming the line of a corrupt record (one that is complete but not a JSON
+/// object: the journal was damaged, not merely cut short).
 [[nodiscard]] JournalContents read_journal(const std::filesystem::path& path);
 /// The same for a journal's text; `name` is the journal's in messages.
 [[nodiscard]] JournalContents parse_journal(std::string_view text, const std::string& name);

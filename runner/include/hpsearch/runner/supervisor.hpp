@@ -121,6 +121,8 @@ class Supervisor {
   void wait(int timeout_ms, int wake_fd);
   /// The last wait saw something to read (a report, a connection, an exit, the wake pipe).
   [[nodiscard]] bool readable() const { return readable_; }
+  /// The last wait saw its wake_fd readable (a signal came).
+  [[nodiscard]] bool woken() const { return woken_; }
   /// Accepts connections, delivers the reports that arrived, then the exits.
   void deliver();
 
@@ -143,6 +145,7 @@ class Supervisor {
     std::optional<std::chrono::steady_clock::time_point>
         heard;               // last line or connection; none: not timed yet
     std::uint64_t slot = 0;  // slot(): the lowest free at its launch
+    bool ready = false;      // the last wait saw its report pipe or a connection ready
   };
   void read_reports(std::uint32_t trial);
   // Reads what a connection has; false once it is closed (then the caller drops it).
@@ -181,6 +184,7 @@ class Supervisor {
   std::uint64_t next_slot_ = 0;      // never held yet: this one and above
   std::vector<Connection> pending_;  // connected, no hello yet
   bool readable_ = false;            // the last wait saw something to read
+  bool woken_ = false;               // its wake_fd among it
   bool connecting_ = false;          // and a connection waiting on the channel
   // After a descriptor shortage: when accepting, and launching, may start again.
   std::chrono::steady_clock::time_point accept_at_{};
