@@ -263,6 +263,9 @@ def play_hpsearch(sim, workload, method, sampler, workers, seed, label):
     drive.stdin.close()
     drive.wait()
     os.unlink(config)
+    # For diagnostics (async_diagnose.py): each trial's curve, in creation order, and the
+    # longest length it trained to.
+    cluster.curves, cluster.trained = curves, trained
     return cluster
 
 
