@@ -1,9 +1,12 @@
 // The trial protocol's lines and the journal's crash safety.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -286,8 +289,58 @@ TEST_CASE("journal: spare space is zeros after the records, cut off at close, ne
   CHECK(pieces.records.size() == 2);
   CHECK(pieces.torn_tail);
   CHECK(pieces.valid_bytes == two.size());
+  CHECK(pieces.after_zero);
+  CHECK(pieces.spare_from == two.size());
+  CHECK_FALSE(cut.after_zero);
   const JournalContents spare = parse_journal(two + zeros, "j.jsonl");
   CHECK(spare.spare_space);
   CHECK_FALSE(spare.torn_tail);
+  CHECK_FALSE(spare.after_zero);
+
+  // Kept aside, not deleted: the bytes after the first zero, its last zeros left out.
+  std::ofstream(path, std::ios::trunc | std::ios::binary)
+      << two + zeros + "\"seq\":9}\n{\"seq\":10}\n" + zeros;
+  keep_after_zero(path, two.size(), dir / "aside");
+  CHECK(file_text(dir / "aside") == zeros + "\"seq\":9}\n{\"seq\":10}\n");
+
+  // Opening goes by the readers' rule: a torn record before the zeros, or anything after
+  // them, is refused (resuming cuts it back first), so nothing is appended where no reader
+  // would find it.
+  std::ofstream(path, std::ios::trunc | std::ios::binary) << two + "{\"seq\":2,\"in" + zeros;
+  CHECK_THROWS_AS(Journal(path, Journal::Growth::spare_space), std::runtime_error);
+  std::ofstream(path, std::ios::trunc | std::ios::binary) << two + zeros + "x" + zeros;
+  CHECK_THROWS_AS(Journal(path, Journal::Growth::spare_space), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("journal: no room for spare space, the records are appended as they come") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hpsearch-journal-full-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path path = dir / "journal.jsonl";
+  // A file size limit of 32 KiB, below the first 64 KiB of spare space, in a child process:
+  // the zeros cannot be written (EFBIG), the records can.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{32 << 10, 32 << 10};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      Journal journal(path, Journal::Growth::spare_space);
+      for (int k = 0; k < 100; ++k) journal.append({{"seq", k}});
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  std::string expected;
+  for (int k = 0; k < 100; ++k) expected += "{\"seq\":" + std::to_string(k) + "}\n";
+  CHECK(file_text(path) == expected);
   std::filesystem::remove_all(dir);
 }

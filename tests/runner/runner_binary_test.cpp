@@ -430,10 +430,29 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
     // Killed, the runner left its spare space; paused by SIGTERM, it closed the journal.
     const std::string left = read_file(dir / "exp" / "journal.jsonl");
     CHECK((left.find('\0') != std::string::npos) == (sig == SIGKILL));
+    const std::size_t first_zero = left.find('\0');
+    const std::string remnant = "{\"written\":\"never synced\"}\n";
+    if (kill_at == 5) {
+      // What a machine crash can leave: bytes of writes never synced beyond the first zero.
+      // Resuming keeps them aside, and goes on as from the records before the zeros.
+      REQUIRE(first_zero != std::string::npos);
+      REQUIRE(left.size() > first_zero + 100 + remnant.size());
+      std::fstream journal(dir / "exp" / "journal.jsonl",
+                           std::ios::in | std::ios::out | std::ios::binary);
+      journal.seekp(static_cast<std::streamoff>(first_zero + 100));
+      journal << remnant;
+    }
     const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 1", dir);
     CHECK(resumed.code == 0);
     // Resumed and finished: exactly its records again (cut back on resuming, and at the end).
     CHECK(read_file(dir / "exp" / "journal.jsonl") == journal_text(dir / "exp"));
+    if (kill_at == 5) {
+      const fs::path aside =
+          dir / "exp" / ("journal.jsonl.after-zero-" + std::to_string(first_zero));
+      CHECK(read_file(aside) == std::string(100, '\0') + remnant);
+      CHECK(read_file(dir / "exp" / "runner.log").find("kept in " + aside.string()) !=
+            std::string::npos);
+    }
     const nlohmann::json exp = experiment(dir / "exp");
     REQUIRE(exp["trials"].size() == reference["trials"].size());
     for (std::size_t i = 0; i < exp["trials"].size(); ++i) {

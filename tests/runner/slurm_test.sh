@@ -66,7 +66,8 @@ wait_for() {
 # The Slurm job ids the journal records for launches, in order.
 jobs_of() { $python -c '
 import json, sys
-for line in open(sys.argv[1]):
+# Up to the first zero byte: the spare space of a running journal follows (docs/store.md).
+for line in open(sys.argv[1]).read().split("\0")[0].splitlines():
     r = json.loads(line)
     if isinstance(r.get("job"), dict): print(r["job"]["job"])
 ' "$dir/exp/journal.jsonl"; }

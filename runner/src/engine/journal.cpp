@@ -104,26 +104,45 @@ namespace {
 constexpr std::uint64_t kMinGrowth = std::uint64_t{64} << 10;
 constexpr std::uint64_t kMaxGrowth = std::uint64_t{4} << 20;
 
-// The length of `fd`'s records: its size without the zeros at its end (spare space).
+// Where `fd`'s records end by the readers' rule: at the first zero byte (spare space). A
+// journal whose records end short of a line, or with anything but zeros after that byte, has a
+// torn tail: resuming cuts it back first (Experiment::recover), so opening refuses it.
 std::uint64_t records_length(int fd, std::uint64_t size, const std::filesystem::path& path) {
-  char block[4096];
-  while (size > 0) {
-    const std::uint64_t n = std::min<std::uint64_t>(size, sizeof block);
-    const ssize_t got = ::pread(fd, block, n, static_cast<off_t>(size - n));
-    if (got != static_cast<ssize_t>(n)) throw file_error("cannot read the journal", path);
-    for (std::uint64_t i = n; i > 0; --i) {
-      if (block[i - 1] != '\0') return size - n + i;
+  char block[65536];
+  std::uint64_t end = size;
+  char last = '\n';
+  for (std::uint64_t at = 0; at < size;) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - at, sizeof block));
+    const ssize_t got = ::pread(fd, block, want, static_cast<off_t>(at));
+    if (got <= 0) throw file_error("cannot read the journal", path);
+    const std::string_view text(block, static_cast<std::size_t>(got));
+    if (end == size) {
+      if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
+        end = at + zero;
+        if (zero > 0) last = text[zero - 1];
+        if (text.find_first_not_of('\0', zero) != std::string_view::npos) last = 0;
+      } else {
+        last = text.back();
+      }
+    } else if (text.find_first_not_of('\0') != std::string_view::npos) {
+      last = 0;
     }
-    size -= n;
+    if (last == 0) break;
+    at += static_cast<std::uint64_t>(got);
   }
-  return 0;
+  if (end > 0 && last != '\n') {
+    throw std::runtime_error("journal '" + path.string() +
+                             "' ends in a torn record: searcher-run resume cuts it back first");
+  }
+  return end;
 }
 
 }  // namespace
 
 Journal::Journal(const std::filesystem::path& path, Growth growth) : path_(path), growth_(growth) {
   // Spare space is written at the records' end, not the file's; otherwise appended as ever.
-  const int append = growth == Growth::spare_space ? 0 : O_APPEND;
+  positioned_ = growth == Growth::spare_space;
+  const int append = positioned_ ? 0 : O_APPEND;
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | append, 0644);
   if (fd_ < 0) throw file_error("cannot open the journal", path);
   const off_t size = ::lseek(fd_, 0, SEEK_END);
@@ -140,12 +159,10 @@ Journal::~Journal() {
   // waited for the batch's sync (never synced here, nor acted on: the same as a crash).
   if (fd_ < 0) return;
   if (!pending_.empty()) {
-    if (growth_ == Growth::spare_space) {
-      (void)!::pwrite(fd_, pending_.data(), pending_.size(), static_cast<off_t>(written_size_));
-    } else {
-      (void)!::write(fd_, pending_.data(), pending_.size());
-    }
-    written_size_ += pending_.size();
+    const ssize_t n = positioned_ ? ::pwrite(fd_, pending_.data(), pending_.size(),
+                                             static_cast<off_t>(written_size_))
+                                  : ::write(fd_, pending_.data(), pending_.size());
+    if (n > 0) written_size_ += static_cast<std::uint64_t>(n);
   }
   // Closed: the file is its records again (readers need not know about spare space).
   if (file_size_ > written_size_) (void)!::ftruncate(fd_, static_cast<off_t>(written_size_));
@@ -157,20 +174,27 @@ void Journal::make_room(std::uint64_t size) {
   const std::uint64_t target = std::max(size, file_size_) + growth;
   static const std::string zeros(std::size_t{64} << 10, '\0');
   for (std::uint64_t at = file_size_; at < target;) {
-    const std::size_t n =
-        static_cast<std::size_t>(std::min<std::uint64_t>(zeros.size(), target - at));
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(zeros.size(), target - at));
     const ssize_t done = ::pwrite(fd_, zeros.data(), n, static_cast<off_t>(at));
     if (done < 0 && errno == EINTR) continue;
     if (done < 0) {
-      const DiskError error = file_error("cannot write", path_);
-      (void)!::ftruncate(fd_, static_cast<off_t>(file_size_));  // give back what it took
-      throw error;
+      // No room for spare space (a full disk, a file size limit): give back what it took and
+      // write the records at the file's end from now on, as an appended journal does; the
+      // record's own write says whether there is room for it.
+      (void)!::ftruncate(fd_, static_cast<off_t>(file_size_));
+      growth_ = Growth::as_written;
+      return;
     }
     at += static_cast<std::uint64_t>(done);
   }
+  file_size_ = target;  // before the sync: a close after a failed sync still cuts the zeros off
   // The new size and blocks made durable once here, so that a record's sync writes data only.
+  // Counted with the record syncs: it is part of what durability costs the runner.
+  const auto started = std::chrono::steady_clock::now();
   if (::fdatasync(fd_) != 0) throw file_error("cannot sync the journal", path_);
-  file_size_ = target;
+  ++syncs_;
+  sync_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 void Journal::append(const nlohmann::json& record, bool sync) {
@@ -198,8 +222,7 @@ void Journal::write_pending() {
   }
   std::string text;
   text.swap(pending_);  // a failed write is not tried again (its torn tail is the reader's)
-  write_all(fd_, text, path_,
-            growth_ == Growth::spare_space ? static_cast<std::int64_t>(written_size_) : -1);
+  write_all(fd_, text, path_, positioned_ ? static_cast<std::int64_t>(written_size_) : -1);
   written_size_ += text.size();
   text.clear();
   pending_.swap(text);  // keeps the capacity
@@ -209,8 +232,16 @@ void Journal::sync_now() {
   write_pending();
   const auto started = std::chrono::steady_clock::now();
   if (injected_sync_failure()) {
-    (void)!::ftruncate(fd_, static_cast<off_t>(synced_size_));
-    written_size_ = file_size_ = synced_size_;
+    // What was written since the last sync is lost: zeros where it was (spare space, as the
+    // file is after a crash), or the file cut back to the sync (an appended journal).
+    if (positioned_) {
+      const std::string lost(written_size_ - synced_size_, '\0');
+      (void)!::pwrite(fd_, lost.data(), lost.size(), static_cast<off_t>(synced_size_));
+    } else {
+      (void)!::ftruncate(fd_, static_cast<off_t>(synced_size_));
+      file_size_ = synced_size_;
+    }
+    written_size_ = synced_size_;
     errno = EIO;
     throw file_error("cannot sync the journal", path_);
   }
@@ -260,7 +291,9 @@ JournalContents parse_journal(std::string_view text, const std::string& name) {
   // were never synced (every synced record lies before it): a torn tail.
   if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
     contents.spare_space = true;
-    contents.torn_tail = text.find_first_not_of('\0', zero) != std::string_view::npos;
+    contents.spare_from = zero;
+    contents.after_zero = text.find_first_not_of('\0', zero) != std::string_view::npos;
+    contents.torn_tail = contents.after_zero;
     text = text.substr(0, zero);
   }
   std::size_t start = 0;
@@ -293,6 +326,16 @@ void truncate_journal(const std::filesystem::path& path, std::uint64_t size) {
   if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
     throw file_error("cannot truncate the journal", path);
   }
+}
+
+void keep_after_zero(const std::filesystem::path& path, std::uint64_t from,
+                     const std::filesystem::path& aside) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string rest{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::size_t last = rest.find_last_not_of('\0');
+  rest.resize(last == std::string::npos ? 0 : last + 1);
+  write_file_atomically(aside, rest);
 }
 
 double journal_time() {

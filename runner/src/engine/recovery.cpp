@@ -34,21 +34,31 @@ void Experiment::recover() {
     }
     started_ = true;
   }
-  const JournalContents journal = read_journal(directory_ / "journal.jsonl");
-  if (journal.torn_tail) {
+  const std::filesystem::path journal_path = directory_ / "journal.jsonl";
+  const JournalContents journal = read_journal(journal_path);
+  replaying_ = true;
+  const std::uint64_t replayed = searcher_.replay_journal(
+      journal, journal_path.string(), [this](const ReplayedRecord& r) { replay(r); });
+  replaying_ = false;
+  // Replayed, so the records before the first zero byte are the run's (a journal missing
+  // records the snapshot counts was refused above, untouched): cut back to them, a torn
+  // tail or the spare space of a run that did not close the journal.
+  if (journal.after_zero) {
+    // Writes never synced that a crash left after the zeros: nothing acted on them, but they
+    // are kept aside, not deleted (docs/store.md, "Spare space").
+    const std::filesystem::path aside =
+        directory_ / ("journal.jsonl.after-zero-" + std::to_string(journal.spare_from));
+    keep_after_zero(journal_path, journal.spare_from, aside);
+    report_.log(
+        "the journal holds bytes after its first zero byte, written and never synced "
+        "before the crash; nothing acted on them; kept in " +
+        aside.string());
+  } else if (journal.torn_tail) {
     report_.log(
         "the journal ends in a record cut short by the crash; it was never acted on and is "
         "dropped");
   }
-  // Cut back to its records: a torn tail, or the spare space of a run that did not close it.
-  if (journal.torn_tail || journal.spare_space) {
-    truncate_journal(directory_ / "journal.jsonl", journal.valid_bytes);
-  }
-  replaying_ = true;
-  const std::uint64_t replayed =
-      searcher_.replay_journal(journal, (directory_ / "journal.jsonl").string(),
-                               [this](const ReplayedRecord& r) { replay(r); });
-  replaying_ = false;
+  if (journal.torn_tail || journal.spare_space) truncate_journal(journal_path, journal.valid_bytes);
   searcher_.open(directory_ / "journal.jsonl");
   for (std::uint32_t i = 0; i < trials_.size(); ++i) {
     metrics_.load(i, report_.trial_directory(i, trials_[i]) / "metrics.jsonl");

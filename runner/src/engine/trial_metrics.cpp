@@ -29,7 +29,10 @@ void TrialMetrics::load(std::uint32_t trial, const std::filesystem::path& file) 
   if (!std::filesystem::exists(file)) return;
   trials_[trial].file = file;
   const JournalContents contents = read_journal(file);
-  if (contents.torn_tail) truncate_journal(file, contents.valid_bytes);
+  // A per-trial file has no spare space of its own, but a machine crash can leave zeros at
+  // its end on some filesystems: cut back to the records like a torn tail, or what is
+  // appended after the zeros would be hidden from every reader.
+  if (contents.torn_tail || contents.spare_space) truncate_journal(file, contents.valid_bytes);
   for (const nlohmann::json& r : contents.records) {
     take(trial, r.at("group").get<std::string>(), r.at("steps_completed").get<std::uint64_t>(),
          r.at("metrics"), r.value("time", 0.0));
@@ -65,7 +68,8 @@ void TrialMetrics::rollback(std::uint32_t trial, const std::filesystem::path& fi
     keep.push_back(&r);
     kept += json_line(r) + '\n';
   }
-  if (keep.size() == contents.records.size() && !contents.torn_tail) return;
+  if (keep.size() == contents.records.size() && !contents.torn_tail && !contents.spare_space)
+    return;
   open_.erase(trial);
   write_file_atomically(file, kept);
   if (const auto it = trials_.find(trial); it != trials_.end() && it->second.best) {

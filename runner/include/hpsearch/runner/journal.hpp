@@ -44,7 +44,8 @@ class Journal {
     spare_space,
   };
   /// Opens (creating if need be) for appending after its last record (zeros after it, left by a
-  /// run that did not close it, are written over). Throws DiskError.
+  /// run that did not close it, are written over). Throws DiskError, or std::runtime_error for
+  /// a spare-space journal with a torn tail (recovery cuts it back before opening).
   explicit Journal(const std::filesystem::path& path, Growth growth = Growth::as_written);
   ~Journal();
   Journal(const Journal&) = delete;
@@ -100,10 +101,11 @@ class Journal {
   bool sync_owed_ = false;  // a record appended while held asked for a sync
   std::uint64_t syncs_ = 0;
   double sync_seconds_ = 0;
-  std::uint64_t written_size_ = 0;  // the records' length: what is written
-  std::uint64_t synced_size_ = 0;   // and what of it the last sync made durable
-  Growth growth_ = Growth::as_written;
-  std::uint64_t file_size_ = 0;  // written_size_ and the spare space after it
+  std::uint64_t written_size_ = 0;      // the records' length: what is written
+  std::uint64_t synced_size_ = 0;       // and what of it the last sync made durable
+  Growth growth_ = Growth::as_written;  // as_written too once there is no room for spare space
+  bool positioned_ = false;             // written at written_size_ (no O_APPEND): spare space
+  std::uint64_t file_size_ = 0;         // written_size_ and the spare space after it
 };
 
 /// What a journal holds.
@@ -116,6 +118,10 @@ struct JournalContents {
   /// died). Not torn: nothing was cut short; the file is cut back to its records on resuming.
   bool spare_space = false;
   std::uint64_t valid_bytes = 0;  ///< the length of the complete records
+  std::uint64_t spare_from = 0;   ///< where the first zero byte is (with spare_space)
+  /// Bytes other than zeros after the first zero: what a crash left of writes never synced (a
+  /// torn tail too). Kept aside on resuming (journal.jsonl.after-zero-OFFSET), not just cut.
+  bool after_zero = false;
 };
 
 /// Reads every record (none if there is no file), up to the first zero byte (spare space, or
@@ -128,6 +134,10 @@ struct JournalContents {
 
 /// Cuts a journal back to its complete records (after a torn tail).
 void truncate_journal(const std::filesystem::path& path, std::uint64_t size);
+/// Copies what a journal holds from `from` on, its last zeros left out, to `aside` (replaced
+/// atomically): the bytes a crash left after the first zero byte, before the journal is cut.
+void keep_after_zero(const std::filesystem::path& path, std::uint64_t from,
+                     const std::filesystem::path& aside);
 
 /// The time a journal record carries (`"at"`, docs/store.md): the wall clock in seconds since
 /// the Unix epoch, to the millisecond. A record of when something happened, for people and the
