@@ -442,6 +442,15 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
       journal.seekp(static_cast<std::streamoff>(first_zero + 100));
       journal << remnant;
     }
+    if (kill_at == 40) {
+      // Zeros at the end of the trials' metrics files, as a machine crash leaves on some
+      // filesystems: resuming cuts them back, so what is appended later is not hidden.
+      for (const auto& entry : fs::recursive_directory_iterator(dir / "exp" / "trials")) {
+        if (entry.path().filename() == "metrics.jsonl") {
+          std::ofstream(entry.path(), std::ios::app | std::ios::binary) << std::string(300, '\0');
+        }
+      }
+    }
     const Run resumed = runner("resume '" + (dir / "exp").string() + "' --slots 1", dir);
     CHECK(resumed.code == 0);
     // Resumed and finished: exactly its records again (cut back on resuming, and at the end).
@@ -452,6 +461,15 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
       CHECK(read_file(aside) == std::string(100, '\0') + remnant);
       CHECK(read_file(dir / "exp" / "runner.log").find("kept in " + aside.string()) !=
             std::string::npos);
+    }
+    if (kill_at == 40) {
+      std::size_t metrics_files = 0;
+      for (const auto& entry : fs::recursive_directory_iterator(dir / "exp" / "trials")) {
+        if (entry.path().filename() != "metrics.jsonl") continue;
+        ++metrics_files;
+        CHECK(read_file(entry.path()).find('\0') == std::string::npos);
+      }
+      CHECK(metrics_files > 0);
     }
     const nlohmann::json exp = experiment(dir / "exp");
     REQUIRE(exp["trials"].size() == reference["trials"].size());
