@@ -138,11 +138,19 @@ TEST_CASE("trial protocol and journal: JSON nested beyond the limit is refused (
   CHECK(parse_journal("{\"seq\":0,\"in\":" + at_limit + "}\n", "j.jsonl").records.size() == 1);
 }
 
-TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("hpsearch-journal-test-" + std::to_string(::getpid()));
+namespace {
+// An empty directory of this test process's own under the temporary directory.
+std::filesystem::path fresh_directory(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  return dir;
+}
+}  // namespace
+
+TEST_CASE("journal: records survive, a torn last line is dropped, damage is refused") {
+  const std::filesystem::path dir = fresh_directory("hpsearch-journal-test");
   const std::filesystem::path path = dir / "journal.jsonl";
   {
     Journal journal(path);
@@ -182,10 +190,7 @@ TEST_CASE("journal: records survive, a torn last line is dropped, damage is refu
 }
 
 TEST_CASE("journal: records waiting for a sync are written together just before it, none lost") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("hpsearch-journal-batch-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_directory("hpsearch-journal-batch");
   const std::filesystem::path path = dir / "journal.jsonl";
   const auto records = [&] { return read_journal(path).records.size(); };
   {
@@ -235,10 +240,7 @@ std::string file_text(const std::filesystem::path& path) {
 }  // namespace
 
 TEST_CASE("journal: spare space is zeros after the records, cut off at close, never read") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("hpsearch-journal-spare-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_directory("hpsearch-journal-spare");
   const std::filesystem::path path = dir / "journal.jsonl";
   const std::string two = "{\"seq\":0}\n{\"seq\":1}\n";
   {
@@ -314,10 +316,7 @@ TEST_CASE("journal: spare space is zeros after the records, cut off at close, ne
 }
 
 TEST_CASE("journal: no room for spare space, the records are appended as they come") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("hpsearch-journal-full-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_directory("hpsearch-journal-full");
   const std::filesystem::path path = dir / "journal.jsonl";
   // A file size limit of 32 KiB, below the first 64 KiB of spare space, in a child process:
   // the zeros cannot be written (EFBIG), the records can.
