@@ -5,7 +5,8 @@
 # long-lived processes (bench/runner/trivial_trial.sh: ten operations each, nothing forked per
 # operation). Measured with 1 trial in flight (every operation waits for its own sync) and with
 # 64 in flight (syncs shared), beside one bare fdatasync of a journal-sized append on the same
-# disk in the same run. Besides the wall time it reports, per operation, the runner's CPU time
+# disk in the same run (and one of the same records written over zeros synced ahead, as the
+# runner's journal writes them: bare_fdatasync_spare_ms). Besides the wall time it reports, per operation, the runner's CPU time
 # in those batches, its time in fdatasync, its fdatasync calls and its whole process CPU time
 # (launches and snapshots included), as experiment.json's "runner" gives them. Beside the wall
 # time of the batches, the same span up to the answers ("mean_answer_ms": the wall time until
