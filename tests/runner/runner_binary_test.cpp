@@ -441,6 +441,9 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
                            std::ios::in | std::ios::out | std::ios::binary);
       journal.seekp(static_cast<std::streamoff>(first_zero + 100));
       journal << remnant;
+      // An earlier crash's remnants kept at the same place are not replaced.
+      std::ofstream(dir / "exp" / ("journal.jsonl.after-zero-" + std::to_string(first_zero)))
+          << "earlier";
     }
     if (kill_at == 40) {
       // Zeros at the end of the trials' metrics files, as a machine crash leaves on some
@@ -456,8 +459,10 @@ TEST_CASE("searcher-run: killed with SIGKILL and resumed, --slots 1 gives the un
     // Resumed and finished: exactly its records again (cut back on resuming, and at the end).
     CHECK(read_file(dir / "exp" / "journal.jsonl") == journal_text(dir / "exp"));
     if (kill_at == 5) {
-      const fs::path aside =
+      const fs::path earlier =
           dir / "exp" / ("journal.jsonl.after-zero-" + std::to_string(first_zero));
+      CHECK(read_file(earlier) == "earlier");
+      const fs::path aside = fs::path(earlier.string() + ".2");
       CHECK(read_file(aside) == std::string(100, '\0') + remnant);
       CHECK(read_file(dir / "exp" / "runner.log").find("kept in " + aside.string()) !=
             std::string::npos);

@@ -46,8 +46,12 @@ void Experiment::recover() {
   if (journal.after_zero) {
     // Writes never synced that a crash left after the zeros: nothing acted on them, but they
     // are kept aside, not deleted (docs/store.md, "Spare space").
-    const std::filesystem::path aside =
-        directory_ / ("journal.jsonl.after-zero-" + std::to_string(journal.spare_from));
+    // A name of its own: an earlier crash's remnants at the same place are not replaced.
+    const std::string name = "journal.jsonl.after-zero-" + std::to_string(journal.spare_from);
+    std::filesystem::path aside = directory_ / name;
+    for (int n = 2; std::filesystem::exists(aside); ++n) {
+      aside = directory_ / (name + "." + std::to_string(n));
+    }
     keep_after_zero(journal_path, journal.spare_from, aside);
     report_.log(
         "the journal holds bytes after its first zero byte, written and never synced "
