@@ -35,6 +35,8 @@ struct FakeState {
   std::optional<ExitStatus> exit;
   int terminated = 0;  // 1 asked, 2 forced
   std::string handle;  // a cluster job's id; empty for a local process
+  bool child = false;  // its end comes as SIGCHLD (a local process)
+  int exit_polls = 0;  // poll_exit calls
 };
 
 class FakeProcess final : public TrialProcess {
@@ -69,7 +71,11 @@ class FakeProcess final : public TrialProcess {
       return false;
     }
   }
-  std::optional<ExitStatus> poll_exit() override { return state_.exit; }
+  std::optional<ExitStatus> poll_exit() override {
+    ++state_.exit_polls;
+    return state_.exit;
+  }
+  bool ends_with_sigchld() const override { return state_.child; }
   void terminate(bool force) override { state_.terminated = force ? 2 : 1; }
   long pid() const override { return pid_; }
   std::string handle() const override { return state_.handle; }
@@ -222,6 +228,39 @@ TEST_CASE("supervisor: reports arrive as whole lines, in order, before the exit"
   CHECK(f.recorder.events == std::vector<std::string>{"report 0 {\"a\":1}", "report 0 {\"b\":2}",
                                                       "report 0 last", "exited 0 exit code 3"});
   CHECK(f.supervisor.running() == 0);
+}
+
+TEST_CASE("supervisor: told of SIGCHLD, it asks children whether they ended only after one") {
+  Fixture f(2);
+  f.supervisor.watch_child_signals();
+  f.supervisor.enqueue(0);
+  f.supervisor.enqueue(1);
+  f.launch();
+  FakeState& child = f.launcher.states[f.started.at(0)];
+  FakeState& job = f.launcher.states[f.started.at(1)];
+  child.child = true;
+  f.step();  // the first batch asks everyone (an exit may have come before the watch began)
+  CHECK(child.exit_polls == 1);
+  CHECK(job.exit_polls == 1);
+  write(child, "{\"a\":1}\n");
+  f.step();
+  f.step();
+  CHECK(child.exit_polls == 1);  // reports, but no SIGCHLD: not asked
+  CHECK(job.exit_polls == 3);    // a job is polled every batch
+  child.exit = ExitStatus{};     // it ended, its pipe still open: unseen until the signal
+  f.step();
+  CHECK(f.supervisor.is_running(0));
+  f.supervisor.child_exited();
+  f.step();
+  CHECK(child.exit_polls == 2);
+  CHECK(f.recorder.events == std::vector<std::string>{"report 0 {\"a\":1}"});
+  CHECK(f.supervisor.is_running(0));  // ended, reports not yet: waits for their end
+  ::close(child.write_fd);            // its reports end: asked again without a signal, and gone
+  f.step();
+  CHECK(child.exit_polls == 3);
+  CHECK(!f.supervisor.is_running(0));
+  CHECK(f.recorder.events ==
+        std::vector<std::string>{"report 0 {\"a\":1}", "exited 0 exit code 0"});
 }
 
 TEST_CASE("supervisor: commands and termination reach the right trial") {

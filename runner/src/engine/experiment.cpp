@@ -201,6 +201,7 @@ void Experiment::begin() {
 
 RunOutcome Experiment::run() {
   const SignalPipe signals;
+  supervisor_.watch_child_signals();  // SIGCHLD comes through `signals`: told below
   bool pausing = false;
   std::chrono::steady_clock::time_point pause_deadline{};
   write_state();
@@ -234,6 +235,7 @@ RunOutcome Experiment::run() {
       supervisor_.wait(timeout, signals.fd());
     }
     for (const int s : supervisor_.woken() ? signals.drain() : std::vector<int>{}) {
+      if (s == SIGCHLD) supervisor_.child_exited();
       if (s != SIGINT && s != SIGTERM) continue;
       if (!interrupted_) {
         interrupted_ = s;

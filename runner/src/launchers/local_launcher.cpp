@@ -346,6 +346,8 @@ class LocalProcess final : public TrialProcess {
     }
   }
 
+  bool ends_with_sigchld() const override { return true; }  // the shepherd is our child
+
   std::optional<ExitStatus> poll_exit() override {
     if (status_) return status_;
     int raw = 0;

@@ -411,9 +411,15 @@ void Supervisor::read_reports(std::uint32_t trial) {
 }
 
 void Supervisor::reap() {
+  const bool ask_all = !watching_children_ || child_exited_;
+  child_exited_ = false;
   for (std::size_t k = 0; k < live_order_.size();) {
     const std::uint32_t trial = live_order_[k];
     Live& live = live_.at(trial);
+    if (!ask_all && !live.report_eof && live.process->ends_with_sigchld()) {
+      ++k;  // no SIGCHLD since it was last asked: still running
+      continue;
+    }
     const std::optional<ExitStatus> status = live.process->poll_exit();
     if (status) {
       // A connection its tree made before exiting may still wait in the channel's backlog, or

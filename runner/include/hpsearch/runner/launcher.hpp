@@ -82,6 +82,10 @@ class TrialProcess {
   /// Checks (without blocking) whether the trial has ended: its main process has exited and
   /// every other process of its tree has been killed.
   virtual std::optional<ExitStatus> poll_exit() = 0;
+  /// Its end reaches this process as SIGCHLD (its main process, or the shepherd over it, is a
+  /// child of this one): a Supervisor told of SIGCHLD (watch_child_signals) asks poll_exit only
+  /// after one came. False: asked every time (a cluster job, polled through the cluster).
+  [[nodiscard]] virtual bool ends_with_sigchld() const { return false; }
   /// Asks every process of the trial to stop (SIGTERM), or kills them all (SIGKILL).
   virtual void terminate(bool force) = 0;
   /// The main process's id.

@@ -125,6 +125,13 @@ class Supervisor {
   [[nodiscard]] bool woken() const { return woken_; }
   /// Accepts connections, delivers the reports that arrived, then the exits.
   void deliver();
+  /// From now on the caller reports each SIGCHLD (child_exited): until one comes, deliver()
+  /// does not ask the trials whose end comes as SIGCHLD whether they ended (a system call per
+  /// trial in flight in every batch, for nothing). Only a trial whose reports have ended is
+  /// asked regardless: its exit is near, or came before the signal was seen.
+  void watch_child_signals() { watching_children_ = true; }
+  /// A SIGCHLD came: the next deliver() asks every trial whether it ended.
+  void child_exited() { child_exited_ = true; }
 
  private:
   struct Connection {
@@ -186,6 +193,8 @@ class Supervisor {
   bool readable_ = false;            // the last wait saw something to read
   bool woken_ = false;               // its wake_fd among it
   bool connecting_ = false;          // and a connection waiting on the channel
+  bool watching_children_ = false;   // watch_child_signals(): exits come as SIGCHLD
+  bool child_exited_ = true;         // one came since reap() last asked (or none asked yet)
   // After a descriptor shortage: when accepting, and launching, may start again.
   std::chrono::steady_clock::time_point accept_at_{};
   std::chrono::steady_clock::time_point launch_at_{};
