@@ -138,6 +138,36 @@ TEST_CASE("experiment view: an errored trial, and a log replaced by a shorter on
   CHECK(view.better(2, 1));  // larger is better here
 }
 
+TEST_CASE("experiment view: a log replaced by a longer one, or by a running journal, read again") {
+  const Log log;
+  log.append(
+      event(R"({"event":"initial_operations"})", create(kA, 1, 3) + "," + create(kB, 2, 3), 0));
+  ExperimentView view(log.path, fs::path(), false);
+  view.refresh();
+  REQUIRE(view.trials().size() == 2);
+  // A new run's journal while it runs: one record, then spare space (zeros, docs/store.md), so
+  // the file is longer than the records taken in before, though it holds fewer.
+  std::ofstream(log.path, std::ios::trunc | std::ios::binary)
+      << event(R"({"event":"initial_operations"})", create(kB, 4, 3), 0)
+      << std::string(std::size_t{64} << 10, '\0');
+  view.refresh();
+  REQUIRE(view.trials().size() == 1);
+  CHECK(view.trials()[0].request_id == kB);
+  // Replaced in place by a longer log whose first bytes differ: read again from the start.
+  std::ofstream(log.path, std::ios::trunc | std::ios::binary)
+      << event(R"({"event":"initial_operations"})", create(kA, 5, 3) + "," + create(kB, 6, 3), 0)
+      << event(R"({"event":"trial_closed","request_id":")" + kA + "\"}", "", 1);
+  view.refresh();
+  REQUIRE(view.trials().size() == 2);
+  CHECK(view.trials()[0].request_id == kA);
+  // Appended to, as a running journal is: taken in from where it was, not again.
+  const std::uint64_t version = view.version();
+  log.append(event(R"({"event":"trial_closed","request_id":")" + kB + "\"}", "", 2));
+  view.refresh();
+  CHECK(view.trials().size() == 2);
+  CHECK(view.version() == version + 1);
+}
+
 namespace {
 
 // A record with the runner's time ("at", seconds since the epoch), or an old one without.

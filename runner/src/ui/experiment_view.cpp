@@ -36,6 +36,7 @@ const TrialView* ExperimentView::trial(std::uint32_t index) const {
 
 void ExperimentView::reset() {
   offset_ = 0;
+  taken_tail_.clear();
   records_ = 0;
   trials_.clear();
   by_request_.clear();
@@ -58,12 +59,13 @@ void ExperimentView::refresh() {
   const std::uintmax_t size = fs::file_size(log_, error);
   bool changed = false;
   if (!error) {
-    if (size < offset_) {  // replaced by a shorter log: start again
+    std::ifstream in(log_, std::ios::binary);
+    if (size < offset_ || !still_taken(in)) {  // replaced by another log: start again
       reset();
       changed = true;
+      in.clear();
     }
     if (size > offset_) {
-      std::ifstream in(log_, std::ios::binary);
       in.seekg(static_cast<std::streamoff>(offset_));
       // Up to the first zero byte: a running journal's spare space follows (docs/store.md),
       // up to megabytes of zeros not worth reading at every refresh.
@@ -99,6 +101,7 @@ void ExperimentView::refresh() {
         start = end + 1;
         changed = true;
       }
+      remember_tail(text.substr(0, start));
     }
   }
   const std::string before = error_;
@@ -107,6 +110,24 @@ void ExperimentView::refresh() {
   if (error_.empty() && run_record_.is_object() && run_record_.contains("error"))
     error_ = run_record_["error"].get<std::string>();
   if (changed || error_ != before) ++version_;
+}
+
+bool ExperimentView::still_taken(std::ifstream& in) const {
+  if (taken_tail_.empty()) return true;
+  std::string there(taken_tail_.size(), '\0');
+  in.seekg(static_cast<std::streamoff>(offset_ - taken_tail_.size()));
+  in.read(there.data(), static_cast<std::streamsize>(there.size()));
+  return in.gcount() == static_cast<std::streamsize>(there.size()) && there == taken_tail_;
+}
+
+void ExperimentView::remember_tail(std::string_view taken) {
+  constexpr std::size_t kTail = 64;
+  if (taken.size() >= kTail) {
+    taken_tail_.assign(taken.substr(taken.size() - kTail));
+  } else {
+    taken_tail_ = (taken_tail_ + std::string(taken))
+                      .substr(std::max(taken_tail_.size() + taken.size(), kTail) - kTail);
+  }
 }
 
 void ExperimentView::take_experiment_json() {

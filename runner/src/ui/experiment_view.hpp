@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -118,6 +119,10 @@ class ExperimentView {
 
  private:
   void reset();
+  // The log still holds taken_tail_ just before offset_ (`in` is the log, opened).
+  bool still_taken(std::ifstream& in) const;
+  // `taken`, the bytes just taken in, ends where taken_tail_ must now end.
+  void remember_tail(std::string_view taken);
   void apply(const nlohmann::json& record);
   // The record's time in the view's clock (set by the first record), or none.
   [[nodiscard]] std::optional<double> time_of(const nlohmann::json& record,
@@ -130,6 +135,9 @@ class ExperimentView {
   std::filesystem::path experiment_json_;
   bool smaller_is_better_;
   std::uint64_t offset_ = 0;  // bytes of the log taken in (complete records only)
+  // Their last bytes (up to 64): a refresh that finds others there reads a replaced log again,
+  // whatever its size (a new run's journal with spare space is longer than the old records).
+  std::string taken_tail_;
   std::uint64_t records_ = 0;
   std::filesystem::file_time_type experiment_json_time_{};
   std::uintmax_t experiment_json_size_ = 0;
