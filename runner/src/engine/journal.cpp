@@ -104,37 +104,55 @@ namespace {
 constexpr std::uint64_t kMinGrowth = std::uint64_t{64} << 10;
 constexpr std::uint64_t kMaxGrowth = std::uint64_t{4} << 20;
 
-// Where `fd`'s records end by the readers' rule: at the first zero byte (spare space). A
-// journal whose records end short of a line, or with anything but zeros after that byte, has a
-// torn tail: resuming cuts it back first (Experiment::recover), so opening refuses it.
+// The readers' rule (docs/store.md): a journal's records end at its first zero byte, which no
+// record holds (JSON writes control characters escaped); spare space follows, and anything but
+// zeros after it is what a crash left of writes that were never synced (every synced record
+// lies before it). Fed the journal's bytes in order, in pieces of any size.
+class RecordsEnd {
+ public:
+  void feed(std::string_view piece) {
+    if (!spare_) {
+      const std::size_t zero = piece.find('\0');
+      const std::size_t records = zero == std::string_view::npos ? piece.size() : zero;
+      if (records > 0) last_ = piece[records - 1];
+      end_ += records;
+      if (zero == std::string_view::npos) return;
+      spare_ = true;
+      piece.remove_prefix(zero);
+    }
+    if (piece.find_first_not_of('\0') != std::string_view::npos) after_zero_ = true;
+  }
+  [[nodiscard]] std::uint64_t end() const { return end_; }
+  [[nodiscard]] bool spare() const { return spare_; }
+  [[nodiscard]] bool after_zero() const { return after_zero_; }
+  // The records end with a whole line (or there are none).
+  [[nodiscard]] bool whole() const { return end_ == 0 || last_ == '\n'; }
+
+ private:
+  std::uint64_t end_ = 0;
+  char last_ = '\n';
+  bool spare_ = false;
+  bool after_zero_ = false;
+};
+
+// Where `fd`'s records end by the readers' rule. A journal whose records end short of a line,
+// or with anything but zeros after the first zero byte, has a torn tail: resuming cuts it back
+// first (Experiment::recover), so opening refuses it.
 std::uint64_t records_length(int fd, std::uint64_t size, const std::filesystem::path& path) {
   char block[65536];
-  std::uint64_t end = size;
-  char last = '\n';
-  for (std::uint64_t at = 0; at < size;) {
+  RecordsEnd records;
+  for (std::uint64_t at = 0; at < size && !records.after_zero();) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - at, sizeof block));
     const ssize_t got = ::pread(fd, block, want, static_cast<off_t>(at));
     if (got <= 0) throw file_error("cannot read the journal", path);
-    const std::string_view text(block, static_cast<std::size_t>(got));
-    if (end == size) {
-      if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
-        end = at + zero;
-        if (zero > 0) last = text[zero - 1];
-        if (text.find_first_not_of('\0', zero) != std::string_view::npos) last = 0;
-      } else {
-        last = text.back();
-      }
-    } else if (text.find_first_not_of('\0') != std::string_view::npos) {
-      last = 0;
-    }
-    if (last == 0) break;
+    records.feed(std::string_view(block, static_cast<std::size_t>(got)));
     at += static_cast<std::uint64_t>(got);
   }
-  if (end > 0 && last != '\n') {
+  if (records.after_zero() || !records.whole()) {
     throw std::runtime_error("journal '" + path.string() +
                              "' ends in a torn record: searcher-run resume cuts it back first");
   }
-  return end;
+  return records.end();
 }
 
 }  // namespace
@@ -286,15 +304,14 @@ JournalContents read_journal(const std::filesystem::path& path) {
 
 JournalContents parse_journal(std::string_view text, const std::string& name) {
   JournalContents contents;
-  // No record holds a zero byte (JSON writes control characters escaped): the first one is
-  // where spare space begins. Anything but zeros after it is what a crash left of writes that
-  // were never synced (every synced record lies before it): a torn tail.
-  if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
+  RecordsEnd records;
+  records.feed(text);
+  if (records.spare()) {
     contents.spare_space = true;
-    contents.spare_from = zero;
-    contents.after_zero = text.find_first_not_of('\0', zero) != std::string_view::npos;
-    contents.torn_tail = contents.after_zero;
-    text = text.substr(0, zero);
+    contents.spare_from = records.end();
+    contents.after_zero = records.after_zero();
+    contents.torn_tail = contents.after_zero;  // pieces of writes never synced
+    text = text.substr(0, records.end());
   }
   std::size_t start = 0;
   std::uint64_t line = 1;
