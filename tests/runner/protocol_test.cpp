@@ -312,6 +312,10 @@ TEST_CASE("journal: spare space is zeros after the records, cut off at close, ne
   CHECK_THROWS_AS(Journal(path, Journal::Growth::spare_space), std::runtime_error);
   std::ofstream(path, std::ios::trunc | std::ios::binary) << two + zeros + "x" + zeros;
   CHECK_THROWS_AS(Journal(path, Journal::Growth::spare_space), std::runtime_error);
+  // No record before the zeros, pieces after them: refused too (it once opened as empty, to be
+  // written over the pieces).
+  std::ofstream(path, std::ios::trunc | std::ios::binary) << zeros + "x" + zeros;
+  CHECK_THROWS_AS(Journal(path, Journal::Growth::spare_space), std::runtime_error);
   std::filesystem::remove_all(dir);
 }
 

@@ -166,6 +166,28 @@ TEST_CASE("experiment view: a log replaced by a longer one, or by a running jour
   view.refresh();
   CHECK(view.trials().size() == 2);
   CHECK(view.version() == version + 1);
+
+  // Replaced by another file whose bytes where the view stopped are the same (only the first
+  // trial's x differs): a new file is a new log all the same.
+  const std::string old_log =
+      event(R"({"event":"initial_operations"})", create(kA, 1, 3) + "," + create(kB, 2, 3), 0);
+  std::ofstream(log.path, std::ios::trunc | std::ios::binary) << old_log;
+  view.refresh();
+  REQUIRE(view.trials().size() == 2);
+  CHECK(view.trials()[0].hparams["x"] == 1);
+  const fs::path next = log.path.string() + ".next";
+  std::ofstream(next, std::ios::binary)
+      << event(R"({"event":"initial_operations"})", create(kA, 7, 3) + "," + create(kB, 2, 3), 0)
+      << event(R"({"event":"trial_closed","request_id":")" + kA + "\"}", "", 1);
+  fs::rename(next, log.path);
+  view.refresh();
+  REQUIRE(view.trials().size() == 2);
+  CHECK(view.trials()[0].hparams["x"] == 7);
+
+  // Gone for a moment (or not readable): the view keeps what it has.
+  fs::remove(log.path);
+  view.refresh();
+  CHECK(view.trials().size() == 2);
 }
 
 namespace {

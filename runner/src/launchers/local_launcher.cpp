@@ -287,7 +287,7 @@ class Shepherd {
   if (n == static_cast<ssize_t>(sizeof error)) {
     const StatusRecord failed{'E', error};
     (void)write_all(kStatusFd, &failed, sizeof failed);
-    ::waitpid(trial, nullptr, 0);
+    while (::waitpid(trial, nullptr, 0) < 0 && errno == EINTR) {}
     ::_exit(0);
   }
   const StatusRecord started{'P', trial};
@@ -309,7 +309,9 @@ class LocalProcess final : public TrialProcess {
   ~LocalProcess() override {
     if (!status_) {
       control_.reset();  // end of file: the shepherd kills the tree and exits
-      ::waitpid(shepherd_, nullptr, 0);
+      // Retried when a signal cuts it short (the runner's handlers do not restart calls): a
+      // shepherd left unwaited for would stay a zombie.
+      while (::waitpid(shepherd_, nullptr, 0) < 0 && errno == EINTR) {}
     }
   }
   LocalProcess(const LocalProcess&) = delete;
@@ -428,7 +430,7 @@ class LocalLauncher final : public Launcher {
     status_write.reset();
     StatusRecord first;
     if (!read_record(status_read.get(), first) || first.kind != 'P') {
-      ::waitpid(shepherd, nullptr, 0);
+      while (::waitpid(shepherd, nullptr, 0) < 0 && errno == EINTR) {}
       errno = first.kind == 'E' ? first.value : ECHILD;
       throw_system_error("cannot start '" + spec.command + "' in '" + directory + "'");
     }

@@ -99,7 +99,7 @@ int run_in_store(Store& store, std::uint64_t id, bool detach, RunnerOptions opti
   }
   ::close(ready[1]);
   int status = 0;
-  ::waitpid(child, &status, 0);
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
   char ok = 0;
   ssize_t n = 0;
   do {

@@ -1,6 +1,10 @@
 // What the web UI shows of one experiment, followed from its event log (experiment_view.hpp).
 #include "ui/experiment_view.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -37,6 +41,7 @@ const TrialView* ExperimentView::trial(std::uint32_t index) const {
 void ExperimentView::reset() {
   offset_ = 0;
   taken_tail_.clear();
+  log_id_.reset();
   records_ = 0;
   trials_.clear();
   by_request_.clear();
@@ -55,18 +60,22 @@ void ExperimentView::reset() {
 }
 
 void ExperimentView::refresh() {
-  std::error_code error;
-  const std::uintmax_t size = fs::file_size(log_, error);
   bool changed = false;
-  if (!error) {
-    std::ifstream in(log_, std::ios::binary);
-    if (size < offset_ || !still_taken(in)) {  // replaced by another log: start again
+  // One open file for all of it: its size, its identity and its bytes are the same file's. Not
+  // there, or not readable now (no descriptor left, say): nothing changes until a later refresh.
+  const int fd = ::open(log_.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat file {};
+  if (fd >= 0 && ::fstat(fd, &file) == 0) {
+    const auto size = static_cast<std::uint64_t>(file.st_size);
+    const FileId id{file.st_dev, file.st_ino};
+    // Replaced by another log (a new file, or this one cut back or written over from the
+    // start): start again. A new run's journal with spare space is longer than the old records.
+    if ((log_id_ && *log_id_ != id) || size < offset_ || !still_taken(fd)) {
       reset();
       changed = true;
-      in.clear();
     }
+    log_id_ = id;
     if (size > offset_) {
-      in.seekg(static_cast<std::streamoff>(offset_));
       // Up to the first zero byte: a running journal's spare space follows (docs/store.md),
       // up to megabytes of zeros not worth reading at every refresh.
       std::string text;
@@ -74,8 +83,9 @@ void ExperimentView::refresh() {
       while (zero == std::string::npos && text.size() < size - offset_) {
         const std::size_t have = text.size();
         text.resize(have + std::min<std::size_t>(std::size_t{64} << 10, size - offset_ - have));
-        in.read(text.data() + have, static_cast<std::streamsize>(text.size() - have));
-        text.resize(have + static_cast<std::size_t>(in.gcount()));
+        const ssize_t got =
+            ::pread(fd, text.data() + have, text.size() - have, static_cast<off_t>(offset_ + have));
+        text.resize(have + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
         if (text.size() == have) break;
         zero = text.find('\0', have);
       }
@@ -104,6 +114,7 @@ void ExperimentView::refresh() {
       remember_tail(text.substr(0, start));
     }
   }
+  if (fd >= 0) ::close(fd);
   const std::string before = error_;
   if (!experiment_json_.empty()) take_experiment_json();
   error_ = log_error_;
@@ -112,12 +123,13 @@ void ExperimentView::refresh() {
   if (changed || error_ != before) ++version_;
 }
 
-bool ExperimentView::still_taken(std::ifstream& in) const {
+bool ExperimentView::still_taken(int fd) const {
   if (taken_tail_.empty()) return true;
   std::string there(taken_tail_.size(), '\0');
-  in.seekg(static_cast<std::streamoff>(offset_ - taken_tail_.size()));
-  in.read(there.data(), static_cast<std::streamsize>(there.size()));
-  return in.gcount() == static_cast<std::streamsize>(there.size()) && there == taken_tail_;
+  return ::pread(fd, there.data(), there.size(),
+                 static_cast<off_t>(offset_ - taken_tail_.size())) ==
+             static_cast<ssize_t>(there.size()) &&
+         there == taken_tail_;
 }
 
 void ExperimentView::remember_tail(std::string_view taken) {

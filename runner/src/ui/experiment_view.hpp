@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace hpsearch::ui {
@@ -119,8 +120,8 @@ class ExperimentView {
 
  private:
   void reset();
-  // The log still holds taken_tail_ just before offset_ (`in` is the log, opened).
-  bool still_taken(std::ifstream& in) const;
+  // The log (open as `fd`) still holds taken_tail_ just before offset_.
+  bool still_taken(int fd) const;
   // `taken`, the bytes just taken in, ends where taken_tail_ must now end.
   void remember_tail(std::string_view taken);
   void apply(const nlohmann::json& record);
@@ -138,6 +139,9 @@ class ExperimentView {
   // Their last bytes (up to 64): a refresh that finds others there reads a replaced log again,
   // whatever its size (a new run's journal with spare space is longer than the old records).
   std::string taken_tail_;
+  // The log's file (device, inode) when last read: another one is a replaced log.
+  using FileId = std::pair<std::uint64_t, std::uint64_t>;
+  std::optional<FileId> log_id_;
   std::uint64_t records_ = 0;
   std::filesystem::file_time_type experiment_json_time_{};
   std::uintmax_t experiment_json_size_ = 0;
