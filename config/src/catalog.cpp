@@ -14,6 +14,7 @@
 #include "hpsearch/methods/adaptive_asha.hpp"
 #include "hpsearch/methods/asha.hpp"
 #include "hpsearch/methods/pbt.hpp"
+#include "hpsearch/samplers/auto_sampler.hpp"
 #include "hpsearch/searcher/assert.hpp"
 #include "hpsearch/searcher/space_encoding.hpp"
 #include "parsers.hpp"
@@ -179,6 +180,11 @@ SamplerChoice choose_for(const HyperparameterSpace& space, std::optional<std::ui
     return {RandomSamplerConfig{}, "max_trials " + std::to_string(*budget) +
                                        " ends before a model's first proposal (after " +
                                        std::to_string(first_modelled) + " trials have reported)"};
+  }
+  const std::string integer = AutoSampler::integer_input(encoding);
+  if (!integer.empty()) {
+    return {AutoSamplerConfig{}, "TPE from the start, as int hyperparameter '" + integer +
+                                     "' makes the space discrete (results will repeat)"};
   }
   return {AutoSamplerConfig{},
           "GP while results vary smoothly, TPE once a result repeats another's (a table or a "

@@ -6,15 +6,28 @@
 namespace hpsearch {
 
 AutoSampler::AutoSampler(const HyperparameterSpace& space)
-    : gp_(space, GpConfig{}), tpe_(space, TpeConfig{}) {}
+    : gp_(space, GpConfig{}),
+      tpe_(space, TpeConfig{}),
+      tpe_from_start_(!integer_input(SpaceEncoding(space)).empty()) {}
+
+std::string AutoSampler::integer_input(const SpaceEncoding& encoding) {
+  for (const EncodedDimension& dimension : encoding.dimensions()) {
+    if (dimension.kind == EncodedDimension::Kind::kInteger) return dimension.name();
+  }
+  return "";
+}
+
+bool AutoSampler::tpe_proposes() const {
+  // Both stores saw the same results; TPE's is the one that decides.
+  return tpe_from_start_ || tpe_.store().repeat_radius() > 0;
+}
 
 const char* AutoSampler::model() const {
-  // Both stores saw the same results; TPE's is the one that decides.
-  return tpe_.store().repeat_radius() > 0 ? "tpe" : "gp";
+  return tpe_proposes() ? "tpe" : "gp";
 }
 
 nlohmann::json AutoSampler::propose(Rng& rng, std::uint32_t trial) {
-  if (tpe_.store().repeat_radius() > 0) {
+  if (tpe_proposes()) {
     nlohmann::json hparams = tpe_.propose(rng, trial);
     gp_.record(trial, hparams);
     return hparams;

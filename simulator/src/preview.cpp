@@ -205,7 +205,8 @@ nlohmann::json PreviewResult::to_json() const {
 }
 
 std::string chosen_sampler_text(const SamplerChoice& choice) {
-  if (std::holds_alternative<AutoSamplerConfig>(choice.sampler)) return "GP, then TPE";
+  // Both models run under `auto`; the reason says which of them proposes when.
+  if (std::holds_alternative<AutoSamplerConfig>(choice.sampler)) return "GP and TPE";
   std::string text = sampler_name(choice.sampler);  // built up: GCC 12's -Wrestrict misfires
   text.insert(text.begin(), '\'');                  // on "'" + std::string
   text += '\'';

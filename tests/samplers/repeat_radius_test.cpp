@@ -1,7 +1,8 @@
 // What repeats teach the models (docs/samplers.md, "The repeat radius" and "sampler: auto"): the
 // store's repeat radius is the median distance between a repeat's point and the point of the
 // trial that first reported its metric (categoricals must match); the models propose nothing
-// within it of a trial they know; `auto` proposes with GP until the radius is known, then TPE.
+// within it of a trial they know; `auto` proposes with GP until the radius is known, then TPE,
+// and with TPE from the start where the space has an int.
 // Oracles worked out by hand from those rules.
 #include <doctest/doctest.h>
 
@@ -160,6 +161,47 @@ TEST_CASE("auto: GP throughout where no result repeats") {
   }
 }
 
+TEST_CASE("auto: TPE from the first trial where the space has an int, GP where it has none") {
+  // An int input makes the space discrete: TPE proposes from the start, before any result (and
+  // so before any repeat) is known. The objective is smooth in x, so no result ever repeats
+  // and the repeat rule alone would have kept GP throughout.
+  const HyperparameterSpace space = space_of(
+      "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n"
+      "  n: {type: int, minval: 1, maxval: 4}\n");
+  const SpaceEncoding encoding(space);
+  CHECK(AutoSampler::integer_input(encoding) == "n");
+  AutoSampler automatic(space);
+  // The oracle: TPE run by hand, GP only recording what TPE proposed.
+  GpSampler gp(space, GpConfig{});
+  TpeSampler tpe(space, TpeConfig{});
+  Rng rng_auto(5);
+  Rng rng_hand(5);
+  for (std::uint32_t t = 0; t < 30; ++t) {
+    CHECK(std::string(automatic.model()) == "tpe");
+    const nlohmann::json expected = tpe.propose(rng_hand, t);
+    gp.record(t, expected);
+    const nlohmann::json got = automatic.propose(rng_auto, t);
+    REQUIRE(got == expected);
+    const double x = got["x"].get<double>();
+    const double value = (x - 0.3) * (x - 0.3) + 0.01 * got["n"].get<double>();
+    automatic.observe(t, 1, value);
+    gp.observe(t, 1, value);
+    tpe.observe(t, 1, value);
+  }
+  CHECK(tpe.store().repeat_radius() == 0);
+  AutoSampler restored(space);
+  restored.restore_state(automatic.state());
+  CHECK(restored == automatic);
+  CHECK(automatic.state()["model"] == "tpe");
+
+  // Categoricals alone do not (counting ones has binary categoricals and GP searches it best).
+  const HyperparameterSpace no_int = space_of(
+      "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n"
+      "  c: {type: categorical, vals: [a, b]}\n  k: 7\n");
+  CHECK(AutoSampler::integer_input(SpaceEncoding(no_int)).empty());
+  CHECK(std::string(AutoSampler(no_int).model()) == "gp");
+}
+
 TEST_CASE("auto: random where no model could act, with the reason") {
   const std::string two_inputs =
       "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n"
@@ -175,9 +217,20 @@ TEST_CASE("auto: random where no model could act, with the reason") {
   CHECK(std::holds_alternative<RandomSamplerConfig>(small.sampler));
   CHECK(small.reason ==
         "max_trials 4 ends before a model's first proposal (after 4 trials have reported)");
-  CHECK(std::holds_alternative<AutoSamplerConfig>(
-      choice(two_inputs, "name: random, metric: loss, max_trials: 5, max_length: 1, sampler: auto")
-          .sampler));
+  const SamplerChoice enough =
+      choice(two_inputs, "name: random, metric: loss, max_trials: 5, max_length: 1, sampler: auto");
+  CHECK(std::holds_alternative<AutoSamplerConfig>(enough.sampler));
+  CHECK(enough.reason ==
+        "TPE from the start, as int hyperparameter 'n' makes the space discrete (results will "
+        "repeat)");
+  const SamplerChoice smooth =
+      choice("hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n",
+             "name: random, metric: loss, max_trials: 5, max_length: 1, "
+             "sampler: auto");
+  CHECK(std::holds_alternative<AutoSamplerConfig>(smooth.sampler));
+  CHECK(smooth.reason ==
+        "GP while results vary smoothly, TPE once a result repeats another's (a table or a "
+        "coarse discrete space)");
   CHECK(std::holds_alternative<RandomSamplerConfig>(
       choice("hyperparameters:\n  c: 3\n",
              "name: random, metric: loss, max_trials: 50, max_length: 1, sampler: auto")

@@ -55,7 +55,8 @@ TEST_CASE("preview: the header names the method and the sampler") {
 TEST_CASE("preview: the header says what sampler: auto chose and why") {
   // The rule (docs/samplers.md, "sampler: auto"): the models first propose once dimensions + 2
   // trials have reported, so with two varying hyperparameters a budget of 4 trials ends before
-  // any model acts (random), and a budget of 5 leaves the models a proposal (GP, then TPE).
+  // any model acts (random), and a budget of 5 leaves the models a proposal (both models run;
+  // b is an int, so TPE proposes from the start).
   const auto header = [](int max_trials) {
     const ExperimentConfig config = parse_config(
         "searcher: {name: random, metric: m, max_length: 10, sampler: auto, max_trials: " +
@@ -77,7 +78,8 @@ TEST_CASE("preview: the header says what sampler: auto chose and why") {
   CHECK(four.find("\nSampler 'auto' chose 'random': max_trials 4 ends before a model's first "
                   "proposal (after 4 trials have reported)\n\n") != std::string::npos);
   const std::string five = header(5);
-  CHECK(five.find("\nSampler 'auto' chose GP, then TPE: ") != std::string::npos);
+  CHECK(five.find("\nSampler 'auto' chose GP and TPE: TPE from the start, as int hyperparameter "
+                  "'b' makes the space discrete (results will repeat)\n") != std::string::npos);
   CHECK(five.ends_with("\n\n"));
   // Any other sampler: no second line.
   const SamplerChoice none{TpeConfig{}, ""};

@@ -54,7 +54,8 @@ struct SamplerChoice {
 };
 /// `sampler: auto`'s rule (docs/samplers.md, "sampler: auto"): random where a model could not
 /// act (no hyperparameter varies, or max_trials ends before a model's first proposal), else
-/// the `auto` sampler itself (AutoSampler: GP, then TPE once results repeat). Any other
+/// the `auto` sampler itself (AutoSampler: TPE from the start where the space has an int, else
+/// GP, then TPE once results repeat), the reason saying which. Any other
 /// sampler is returned as it is, with an empty reason. Deterministic: a function of the config.
 [[nodiscard]] SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& method,
                                            const HyperparameterSpace& space);

@@ -5,23 +5,28 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "hpsearch/samplers/gp.hpp"
 #include "hpsearch/samplers/tpe.hpp"
 #include "hpsearch/searcher/hyperparameters.hpp"
 #include "hpsearch/searcher/rng.hpp"
 #include "hpsearch/searcher/sampler.hpp"
+#include "hpsearch/searcher/space_encoding.hpp"
 
 namespace hpsearch {
 
 /// Both models with their default options, fed the same events; each proposal comes from one.
-/// GP proposes until the search has seen ObservationStore's minimum of repeats (a trial's first
+/// TPE proposes from the first trial where the space has an integer hyperparameter (known before
+/// the search starts: rounding makes nearby proposals the same configuration), and otherwise
+/// from the moment the search has seen ObservationStore's minimum of repeats (a trial's first
 /// result equal bit for bit to another's at the same length, with the same categorical values:
-/// the objective is piecewise constant, a table or a coarse discrete space), TPE from then on,
-/// for good. Why (docs/samplers.md, "sampler: auto"): GP searched best on the smooth
-/// workloads (MF-Hartmann-6, MF-Branin, counting ones, learning curves) and TPE on the rbv2
-/// tables. The model that did not propose records the trial as a random one of its own, so
-/// both always know every trial. Deterministic: the switch depends on the events alone.
+/// the objective is piecewise constant, a table or a coarse discrete space), for good; GP before
+/// that. Why (docs/samplers.md, "sampler: auto"): GP searched best on the smooth workloads
+/// (MF-Hartmann-6, MF-Branin, counting ones, learning curves) and TPE on the rbv2 tables, and
+/// where the space has an int, waiting for repeats under GP cost more than it gave. The model
+/// that did not propose records the trial as a random one of its own, so both always know
+/// every trial. Deterministic: the choice depends on the space and the events alone.
 class AutoSampler {
  public:
   explicit AutoSampler(const HyperparameterSpace& space);
@@ -39,11 +44,17 @@ class AutoSampler {
 
   /// The model that proposes next: "gp" or "tpe".
   [[nodiscard]] const char* model() const;
+  /// The route of the encoding's first integer hyperparameter ("" if none): the one that makes
+  /// TPE propose from the start.
+  [[nodiscard]] static std::string integer_input(const SpaceEncoding& encoding);
   friend bool operator==(const AutoSampler&, const AutoSampler&) = default;
 
  private:
+  [[nodiscard]] bool tpe_proposes() const;
+
   GpSampler gp_;
   TpeSampler tpe_;
+  bool tpe_from_start_ = false;  // the space has an integer hyperparameter
 };
 
 static_assert(Sampler<AutoSampler>);
