@@ -598,6 +598,25 @@ TEST_CASE("searcher-run: usage and setup errors exit 2 and say what is wrong") {
       runner("run --config '" + no_entry.string() + "' --dir '" + (dir / "e").string() + "'", dir);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("the config has no entrypoint") != std::string::npos);
+  // Refused before it began: nothing is left behind, so the corrected command runs there (a
+  // directory that was there and empty stays, empty).
+  CHECK(!fs::exists(dir / "e"));
+  fs::create_directories(dir / "empty");
+  CHECK(runner("run --config '" + no_entry.string() + "' --dir '" + (dir / "empty").string() + "'",
+               dir)
+            .code == 2);
+  CHECK(fs::is_directory(dir / "empty"));
+  CHECK(fs::is_empty(dir / "empty"));
+  CHECK(runner("run --config '" + config.string() + "' --dir '" + (dir / "e").string() + "'", dir)
+            .code == 0);
+  const Run file_dir = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "busy" / "file").string() + "'",
+      dir);
+  CHECK(file_dir.code == 2);
+  CHECK(file_dir.err.find("exists and is not a directory") != std::string::npos);
+  const Run nowhere = runner("resume '" + (dir / "nowhere").string() + "'", dir);
+  CHECK(nowhere.code == 2);
+  CHECK(nowhere.err.find("does not exist: no experiment there") != std::string::npos);
   const fs::path no_slots = dir / "no-slots.yaml";
   std::ofstream(no_slots)
       << "searcher: {name: single, metric: loss, max_length: 2}\nentrypoint: python3 t.py\n"

@@ -499,37 +499,68 @@ using runner_detail::save_run_settings;
 using runner_detail::stopping_on_disk_errors;
 namespace fs = std::filesystem;
 
+namespace {
+
+// The files a run writes before it begins (start_experiment), removed when it is refused then;
+// the directory too if this run created it (and nothing else came into it).
+void forget_unstarted(const fs::path& directory, bool created) {
+  std::error_code ignored;
+  for (const char* name :
+       {"config.yaml", "run.json", "run.json.tmp", "runner.lock", "runner.log", "channel.sock"}) {
+    fs::remove(directory / name, ignored);
+  }
+  if (created) fs::remove(directory, ignored);  // only if empty
+}
+
+}  // namespace
+
 RunOutcome start_experiment(const fs::path& config_path, const fs::path& directory,
                             const fs::path& context, std::optional<std::uint32_t> seed,
                             const RunnerOptions& options, Launcher& launcher, std::ostream& out,
                             std::ostream& err) {
   ExperimentConfig config = load_config(config_path);
   std::error_code error;
-  if (fs::exists(directory, error) && !fs::is_empty(directory, error)) {
+  if (fs::exists(directory, error) && !fs::is_regular_file(directory, error) &&
+      !fs::is_empty(directory, error)) {
     throw RunnerSetupError("the experiment directory '" + directory.string() +
                            "' is not empty; continue it with 'searcher-run resume " +
                            directory.string() + "' or choose a new one");
   }
+  if (fs::exists(directory, error) && !fs::is_directory(directory, error)) {
+    throw RunnerSetupError("the experiment directory '" + directory.string() +
+                           "' exists and is not a directory; choose a new one");
+  }
+  const bool created = !fs::exists(directory, error);
   fs::create_directories(directory, error);
   if (error)
     throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
   return stopping_on_disk_errors(directory, options, [&] {
     RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context),
                          random_token()};
-    fs::copy_file(config_path, directory / "config.yaml");
-    write_file_atomically(directory / "run.json",
-                          nlohmann::json{{"seed", settings.seed},
-                                         {"context", settings.context.string()},
-                                         {"config", fs::absolute(config_path).string()},
-                                         {"key", settings.key}}
-                                  .dump(2) +
-                              '\n');
-    Experiment experiment(fs::absolute(directory), std::move(config), settings, options, launcher,
-                          out, err);
-    save_run_settings(directory, options, experiment.channel_address(),
-                      experiment.checkpoint_storage());
-    experiment.begin();
-    return experiment.run();
+    std::optional<Experiment> experiment;
+    try {
+      fs::copy_file(config_path, directory / "config.yaml");
+      write_file_atomically(directory / "run.json",
+                            nlohmann::json{{"seed", settings.seed},
+                                           {"context", settings.context.string()},
+                                           {"config", fs::absolute(config_path).string()},
+                                           {"key", settings.key}}
+                                    .dump(2) +
+                                '\n');
+      experiment.emplace(fs::absolute(directory), std::move(config), settings, options, launcher,
+                         out, err);
+      save_run_settings(directory, options, experiment->channel_address(),
+                        experiment->checkpoint_storage());
+    } catch (...) {
+      // Refused before it began (no entrypoint, a bad setting): it recorded nothing, and what
+      // it wrote would only make the corrected command fail ("not empty"). The directory was
+      // empty or absent, so these files are this call's own.
+      experiment.reset();
+      forget_unstarted(directory, created);
+      throw;
+    }
+    experiment->begin();
+    return experiment->run();
   });
 }
 
@@ -537,10 +568,7 @@ RunOutcome resume_experiment(const fs::path& directory, const RunnerOptions& opt
                              Launcher& launcher, std::ostream& out, std::ostream& err) {
   const fs::path run_path = directory / "run.json";
   std::ifstream run_file(run_path);
-  if (!run_file) {
-    throw RunnerSetupError("'" + directory.string() +
-                           "' is not an experiment directory (no run.json)");
-  }
+  if (!run_file) throw runner_detail::no_experiment_in(directory);
   nlohmann::json run = parse_json(run_file);
   ExperimentConfig config = load_config(directory / "config.yaml");
   if (!run.contains("key")) {  // an experiment from before keys: give it one now

@@ -59,6 +59,14 @@ void save_run_settings(const fs::path& directory, const RunnerOptions& options,
 // and with it every local trial (each shepherd kills its tree); Slurm jobs keep running, as
 // after a kill -9, for resume to reattach. The message says which file, what failed and what
 // to do; what was recorded before is in the journal (a record cut short is dropped on resume).
+RunnerSetupError no_experiment_in(const fs::path& directory) {
+  std::error_code error;
+  return RunnerSetupError("'" + directory.string() +
+                          (fs::exists(directory, error)
+                               ? "' is not an experiment directory (no run.json)"
+                               : "' does not exist: no experiment there"));
+}
+
 RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOptions& options,
                                    const std::function<RunOutcome()>& body) {
   try {
@@ -146,9 +154,7 @@ namespace fs = std::filesystem;
 
 LaunchSettings saved_launch_settings(const fs::path& directory) {
   std::ifstream in(directory / "run.json");
-  if (!in)
-    throw RunnerSetupError("'" + directory.string() +
-                           "' is not an experiment directory (no run.json)");
+  if (!in) throw runner_detail::no_experiment_in(directory);
   LaunchSettings settings;
   try {
     const nlohmann::json run = parse_json(in);
