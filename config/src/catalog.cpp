@@ -172,23 +172,29 @@ SamplerChoice choose_for(const HyperparameterSpace& space, std::optional<std::ui
   const SpaceEncoding encoding(space);
   const std::size_t inputs = encoding.size();
   if (inputs == 0) {
-    return {RandomSamplerConfig{}, "no hyperparameter varies, so there is nothing to model"};
+    return {RandomSamplerConfig{}, "no hyperparameter varies, so there is nothing to model",
+            "random", ""};
   }
   // The models propose once dimensions + 2 trials have reported (ModelOptions).
   const std::uint64_t first_modelled = inputs + 2;
   if (budget && *budget <= first_modelled) {
-    return {RandomSamplerConfig{}, "max_trials " + std::to_string(*budget) +
-                                       " ends before a model's first proposal (after " +
-                                       std::to_string(first_modelled) + " trials have reported)"};
+    return {RandomSamplerConfig{},
+            "max_trials " + std::to_string(*budget) +
+                " ends before a model's first proposal (after " + std::to_string(first_modelled) +
+                " trials have reported)",
+            "random", ""};
   }
   const std::string integer = AutoSampler::integer_input(encoding);
   if (!integer.empty()) {
-    return {AutoSamplerConfig{}, "TPE from the start, as int hyperparameter '" + integer +
-                                     "' makes the space discrete (results will repeat)"};
+    return {AutoSamplerConfig{},
+            "from the first trial, as int hyperparameter '" + integer +
+                "' makes the space discrete (results will repeat); GP only records the trials",
+            "tpe", ""};
   }
   return {AutoSamplerConfig{},
-          "GP while results vary smoothly, TPE once a result repeats another's (a table or a "
-          "coarse discrete space)"};
+          "GP while results vary smoothly, TPE for good from the third result that repeats "
+          "another's (a table or a coarse discrete space)",
+          "gp", "tpe"};
 }
 
 const std::vector<SamplerRow>& sampler_rows() {
@@ -475,7 +481,7 @@ AnyMethod make_method(const MethodConfig& config, std::optional<std::uint64_t> c
 
 SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& method,
                              const HyperparameterSpace& space) {
-  if (!std::holds_alternative<AutoSamplerConfig>(sampler)) return {sampler, ""};
+  if (!std::holds_alternative<AutoSamplerConfig>(sampler)) return {sampler, "", "", ""};
   const std::optional<std::uint64_t> budget = std::visit(
       [](const auto& m) -> std::optional<std::uint64_t> {
         if constexpr (requires { m.max_trials; }) {

@@ -194,6 +194,10 @@ ExperimentConfig parse_config(std::string_view text, const std::string& source) 
 }
 
 ExperimentConfig load_config(const std::filesystem::path& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw ConfigError(path.string(), "", "is a directory, not a config file (a YAML or JSON file)");
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     throw ConfigError(path.string(), "",

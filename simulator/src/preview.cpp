@@ -205,11 +205,15 @@ nlohmann::json PreviewResult::to_json() const {
 }
 
 std::string chosen_sampler_text(const SamplerChoice& choice) {
-  // Both models run under `auto`; the reason says which of them proposes when.
-  if (std::holds_alternative<AutoSamplerConfig>(choice.sampler)) return "GP and TPE";
-  std::string text = sampler_name(choice.sampler);  // built up: GCC 12's -Wrestrict misfires
-  text.insert(text.begin(), '\'');                  // on "'" + std::string
+  // What proposes, and what takes over during the search: 'gp', then 'tpe'.
+  std::string text = "'";  // built up: GCC 12's -Wrestrict misfires on "'" + std::string
+  text += choice.proposes;
   text += '\'';
+  if (!choice.then.empty()) {
+    text += ", then '";
+    text += choice.then;
+    text += '\'';
+  }
   return text;
 }
 

@@ -378,6 +378,12 @@ TEST_CASE("config: YAML syntax errors and unreadable files") {
                        "/nonexistent/exp.yaml: cannot read the config file: No such file or "
                        "directory",
                        ConfigError);
+  // A directory opens as a file that reads as nothing: said as what it is, not "empty".
+  const std::filesystem::path directory = std::filesystem::temp_directory_path();
+  CHECK_THROWS_WITH_AS(
+      (void)load_config(directory),
+      (directory.string() + ": is a directory, not a config file (a YAML or JSON file)").c_str(),
+      ConfigError);
 }
 
 TEST_CASE("config: ConfigError keeps the path of the field") {

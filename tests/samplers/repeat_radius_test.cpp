@@ -217,20 +217,26 @@ TEST_CASE("auto: random where no model could act, with the reason") {
   CHECK(std::holds_alternative<RandomSamplerConfig>(small.sampler));
   CHECK(small.reason ==
         "max_trials 4 ends before a model's first proposal (after 4 trials have reported)");
+  CHECK(small.proposes == "random");
+  CHECK(small.then.empty());
   const SamplerChoice enough =
       choice(two_inputs, "name: random, metric: loss, max_trials: 5, max_length: 1, sampler: auto");
   CHECK(std::holds_alternative<AutoSamplerConfig>(enough.sampler));
   CHECK(enough.reason ==
-        "TPE from the start, as int hyperparameter 'n' makes the space discrete (results will "
-        "repeat)");
+        "from the first trial, as int hyperparameter 'n' makes the space discrete (results will "
+        "repeat); GP only records the trials");
+  CHECK(enough.proposes == "tpe");
+  CHECK(enough.then.empty());
   const SamplerChoice smooth =
       choice("hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n",
              "name: random, metric: loss, max_trials: 5, max_length: 1, "
              "sampler: auto");
   CHECK(std::holds_alternative<AutoSamplerConfig>(smooth.sampler));
   CHECK(smooth.reason ==
-        "GP while results vary smoothly, TPE once a result repeats another's (a table or a "
-        "coarse discrete space)");
+        "GP while results vary smoothly, TPE for good from the third result that repeats "
+        "another's (a table or a coarse discrete space)");
+  CHECK(smooth.proposes == "gp");
+  CHECK(smooth.then == "tpe");
   CHECK(std::holds_alternative<RandomSamplerConfig>(
       choice("hyperparameters:\n  c: 3\n",
              "name: random, metric: loss, max_trials: 50, max_length: 1, sampler: auto")

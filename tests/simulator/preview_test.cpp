@@ -78,11 +78,12 @@ TEST_CASE("preview: the header says what sampler: auto chose and why") {
   CHECK(four.find("\nSampler 'auto' chose 'random': max_trials 4 ends before a model's first "
                   "proposal (after 4 trials have reported)\n\n") != std::string::npos);
   const std::string five = header(5);
-  CHECK(five.find("\nSampler 'auto' chose GP and TPE: TPE from the start, as int hyperparameter "
-                  "'b' makes the space discrete (results will repeat)\n") != std::string::npos);
+  CHECK(five.find("\nSampler 'auto' chose 'tpe': from the first trial, as int hyperparameter "
+                  "'b' makes the space discrete (results will repeat); GP only records the "
+                  "trials\n") != std::string::npos);
   CHECK(five.ends_with("\n\n"));
   // Any other sampler: no second line.
-  const SamplerChoice none{TpeConfig{}, ""};
+  const SamplerChoice none{TpeConfig{}, "", "", ""};
   SearcherSettings settings;
   settings.sampler = TpeConfig{};
   std::ostringstream out;

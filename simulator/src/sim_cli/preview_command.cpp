@@ -113,7 +113,8 @@ int run(const PreviewCommand& command, const Io& io) {
   if (command.json) {
     nlohmann::json j = preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr);
     if (!choice.reason.empty()) {
-      j["sampler_choice"] = {{"sampler", sampler_name(choice.sampler)}, {"reason", choice.reason}};
+      j["sampler_choice"] = {{"sampler", choice.proposes}, {"reason", choice.reason}};
+      if (!choice.then.empty()) j["sampler_choice"]["then"] = choice.then;
     }
     out << json_line(j) << '\n';
     return cli::kExitOk;

@@ -51,6 +51,10 @@ using Searcher = BasicSearcher<AnyMethod, AnySampler>;
 struct SamplerChoice {
   SamplerConfig sampler;
   std::string reason;
+  /// Under `auto`, the sampler that proposes first ("random", "tpe" or "gp"), and the one that
+  /// takes over during the search ("tpe" after GP, else empty): what a user sees happen.
+  std::string proposes;
+  std::string then;
 };
 /// `sampler: auto`'s rule (docs/samplers.md, "sampler: auto"): random where a model could not
 /// act (no hyperparameter varies, or max_trials ends before a model's first proposal), else
