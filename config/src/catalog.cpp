@@ -245,7 +245,8 @@ const std::vector<SamplerRow>& sampler_rows() {
          return AnySampler(GpSampler(space, std::get<GpConfig>(c)));
        }},
       {{"auto",
-        "random, TPE or GP (default options), chosen by the space and the budget",
+        "TPE where the space has an int, else GP, then TPE from the third repeated result; "
+        "random where no model could act (searcher-sim preview says which and why)",
         {},
         {"random", "auto"}},
        [](const OptionParser&) -> SamplerConfig { return AutoSamplerConfig{}; },

@@ -217,6 +217,17 @@ TEST_CASE("searcher-run: a normal ASHA search") {
     }
   }
   CHECK(exp["best"]["metric"].get<double>() == best);
+  // runner.log alone tells how the run was set up and how it ended: its first line the
+  // settings, and stdout's summary, line for line.
+  const std::string log = read_file(dir / "exp" / "runner.log");
+  const std::string first_line = log.substr(0, log.find('\n'));
+  CHECK(first_line.find(" started: searcher 'async_halving', sampler 'random'") !=
+        std::string::npos);
+  CHECK(first_line.find(", seed 0, 2 slot(s), trials run as: python3 ") != std::string::npos);
+  std::istringstream summary(run.out);
+  for (std::string line; std::getline(summary, line);) {
+    CHECK(log.find(' ' + line + '\n') != std::string::npos);
+  }
   // A finished experiment resumes to the same end: the whole journal replays identically.
   const Run again = runner("resume '" + (dir / "exp").string() + "'", dir);
   CHECK(again.code == 0);

@@ -195,6 +195,12 @@ bool Experiment::write_to_trial(std::uint32_t i, std::string line, bool reply) {
 
 // A new experiment: the initial operations.
 void Experiment::begin() {
+  const SearcherSettings& searcher = config_.searcher;
+  report_.note("started: searcher '" + method_name(searcher.method) + "', sampler '" +
+               sampler_name(searcher.sampler) + "', metric '" + searcher.metric + "', max_length " +
+               std::to_string(searcher.max_length.units) + ", seed " +
+               std::to_string(settings_.seed) + ", " + std::to_string(options_.slots) +
+               " slot(s), trials run as: " + command_);
   searcher_.open(directory_ / "journal.jsonl");
   feed_initial();
 }

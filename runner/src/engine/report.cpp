@@ -84,6 +84,11 @@ void Report::log(const std::string& line) {
   if (!held_) release_log();
 }
 
+void Report::note(const std::string& line) {
+  log_ << wall_clock_stamp() << ' ' << line << '\n';
+  if (!held_) log_.flush();
+}
+
 void Report::release_log() {
   held_ = false;
   log_.flush();
@@ -219,27 +224,33 @@ void Report::clear_status() {
 void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
                      const std::string& continue_command) {
   const OutcomeCounts c = counts(trials);
+  std::ostringstream text;
   if (interrupted) {
-    out_ << "paused: " << trials.size() << " trials so far (" << c.completed << " completed, "
+    text << "paused: " << trials.size() << " trials so far (" << c.completed << " completed, "
          << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
          << directory_.string() << "\ncontinue with: "
          << (continue_command.empty() ? "searcher-run resume " + directory_.string()
                                       : continue_command)
          << '\n';
-    return;
+  } else {
+    text << "search " << (failed ? "failed" : "completed") << ": " << trials.size() << " trials ("
+         << c.completed << " completed, " << c.stopped << " stopped early, " << c.errored
+         << " errored, " << c.invalid << " with invalid hyperparameters)\n";
+    if (const auto b = best(trials)) {
+      const TrialRecord& t = trials[b->trial];
+      const Validation& v = t.validations[b->validation];
+      text << "best " << trial_name(b->trial, t) << ": " << config_.searcher.metric << ' '
+           << json_line(metric_to_json(v.metric)) << " at length " << v.length
+           << "\n  hyperparameters " << json_line(t.hparams) << "\n  checkpoint "
+           << (t.checkpoint ? t.checkpoint->path : std::string("(none)")) << '\n';
+    }
+    text << "details: " << (directory_ / "experiment.json").string() << '\n';
   }
-  out_ << "search " << (failed ? "failed" : "completed") << ": " << trials.size() << " trials ("
-       << c.completed << " completed, " << c.stopped << " stopped early, " << c.errored
-       << " errored, " << c.invalid << " with invalid hyperparameters)\n";
-  if (const auto b = best(trials)) {
-    const TrialRecord& t = trials[b->trial];
-    const Validation& v = t.validations[b->validation];
-    out_ << "best " << trial_name(b->trial, t) << ": " << config_.searcher.metric << ' '
-         << json_line(metric_to_json(v.metric)) << " at length " << v.length
-         << "\n  hyperparameters " << json_line(t.hparams) << "\n  checkpoint "
-         << (t.checkpoint ? t.checkpoint->path : std::string("(none)")) << '\n';
-  }
-  out_ << "details: " << (directory_ / "experiment.json").string() << '\n';
+  out_ << text.str();
+  // The same in runner.log: the log alone tells how the run ended.
+  std::istringstream lines(text.str());
+  for (std::string line; std::getline(lines, line);) note(line);
+  log_.flush();
 }
 
 }  // namespace hpsearch::runner_detail

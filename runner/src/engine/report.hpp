@@ -61,6 +61,9 @@ class Report {
 
   /// A line in runner.log (with the time) and on stderr.
   void log(const std::string& line);
+  /// A line in runner.log only (with the time): what stdout already says (the summary), or
+  /// what only the log needs (the run's settings at its start).
+  void note(const std::string& line);
   /// While held, log lines wait (in order, with the time they were logged) until release_log
   /// writes them all at once: a batch's lines are written after the trials have their answers
   /// (Experiment::deliver_batch). The destructor writes any still held.

@@ -15,7 +15,9 @@ constexpr const char* kAbout = R"(searcher-sim preview --config FILE [options]
 Plays the whole search with trials that finish instantly and prints how many trials are
 trained to which lengths, like `det preview-search`. Deterministic for given seeds. A grid
 search trains every point once to max_length, so its preview is computed from the grid's size
-(a grid of 10^12 points at once); --trace and --workers play every trial.
+(a grid of 10^12 points at once); --trace and --workers play every trial. With
+`sampler: auto`, a second header line says which sampler proposes and why (--json:
+sampler_choice), from the space and max_trials alone.
 
 )";
 
