@@ -1006,6 +1006,20 @@ TEST_CASE(
     }
     CHECK(processes_with_key(experiment_key(exp_dir)).empty());
   }
+  // The first write fails (run.json, before the run begins): nothing was recorded, so nothing
+  // is kept and the advice is not "resume"; the same command runs once the disk has room.
+  const fs::path dir = scratch("disk-at-start");
+  const fs::path config = write_config(dir, asha, hps);
+  const std::string run_args =
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 1";
+  const Run refused = run_program(
+      "env", "HPSEARCH_TEST_FAIL_WRITE=1:ENOSPC '" + std::string(SEARCHER_RUN) + "' " + run_args,
+      dir);
+  CHECK(refused.code == 1);
+  CHECK(refused.err.find("No space left on device") != std::string::npos);
+  CHECK(refused.err.find("resume") == std::string::npos);
+  CHECK(!fs::exists(dir / "exp"));
+  CHECK(runner(run_args, dir).code == 0);
 }
 
 TEST_CASE(

@@ -288,6 +288,31 @@ TEST_CASE("searcher-sim preview of a grid of 10^12 points answers at once (issue
   CHECK(table.out.find(" 1000000000000 | 1 x train to 100 batches\n") != std::string::npos);
 }
 
+TEST_CASE("searcher-sim preview --json says which sampler `auto` lets propose") {
+  // docs/config.md: TPE from the first trial where the space has an int, else GP, then TPE;
+  // no sampler_choice for a sampler named outright.
+  const auto choice = [](const char* name, const char* sampler, const char* hyperparameters) {
+    const std::string config = write_config(
+        name, std::string("searcher: {name: random, metric: m, max_length: 3, max_trials: 20, "
+                          "sampler: ") +
+                  sampler + "}\nhyperparameters:\n" + hyperparameters);
+    const Run json = run("preview --json --config '" + config + "'");
+    REQUIRE(json.code == 0);
+    return nlohmann::json::parse(json.out).value("sampler_choice", nlohmann::json());
+  };
+  const nlohmann::json with_int = choice("auto-int.yaml", "auto",
+                                         "  a: {type: double, minval: 0, maxval: 1}\n"
+                                         "  n: {type: int, minval: 1, maxval: 9}\n");
+  CHECK(with_int["sampler"] == "tpe");
+  CHECK(!with_int.contains("then"));
+  CHECK(with_int["reason"].get<std::string>().find("'n'") != std::string::npos);
+  const nlohmann::json smooth =
+      choice("auto-smooth.yaml", "auto", "  a: {type: double, minval: 0, maxval: 1}\n");
+  CHECK(smooth["sampler"] == "gp");
+  CHECK(smooth["then"] == "tpe");
+  CHECK(choice("named.yaml", "tpe", "  a: {type: double, minval: 0, maxval: 1}\n").is_null());
+}
+
 TEST_CASE("searcher-sim preview of ASHA examples") {
   const Run asha = run("preview --json --config '" + example("async_halving.yaml") + "'");
   CHECK(asha.code == 0);

@@ -526,45 +526,45 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
                             std::ostream& err) {
   ExperimentConfig config = load_config(config_path);
   std::error_code error;
-  if (fs::exists(directory, error) && !fs::is_regular_file(directory, error) &&
-      !fs::is_empty(directory, error)) {
+  const bool created = !fs::exists(directory, error);
+  if (!created && !fs::is_directory(directory, error)) {
+    throw RunnerSetupError("the experiment directory '" + directory.string() +
+                           "' exists and is not a directory; choose a new one");
+  }
+  if (!created && !fs::is_empty(directory, error)) {
     throw RunnerSetupError("the experiment directory '" + directory.string() +
                            "' is not empty; continue it with 'searcher-run resume " +
                            directory.string() + "' or choose a new one");
   }
-  if (fs::exists(directory, error) && !fs::is_directory(directory, error)) {
-    throw RunnerSetupError("the experiment directory '" + directory.string() +
-                           "' exists and is not a directory; choose a new one");
-  }
-  const bool created = !fs::exists(directory, error);
   fs::create_directories(directory, error);
   if (error)
     throw RunnerSetupError("cannot create '" + directory.string() + "': " + error.message());
+  RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context),
+                       random_token()};
+  std::optional<Experiment> experiment;
+  try {
+    fs::copy_file(config_path, directory / "config.yaml");
+    write_file_atomically(directory / "run.json",
+                          nlohmann::json{{"seed", settings.seed},
+                                         {"context", settings.context.string()},
+                                         {"config", fs::absolute(config_path).string()},
+                                         {"key", settings.key}}
+                                  .dump(2) +
+                              '\n');
+    experiment.emplace(fs::absolute(directory), std::move(config), settings, options, launcher, out,
+                       err);
+    save_run_settings(directory, options, experiment->channel_address(),
+                      experiment->checkpoint_storage());
+  } catch (...) {
+    // Refused before it began (no entrypoint, a bad setting): it recorded nothing, and what
+    // it wrote would only make the corrected command fail ("not empty"). The directory was
+    // empty or absent, so these files are this call's own.
+    experiment.reset();
+    forget_unstarted(directory, created);
+    throw;  // a disk error too: with nothing kept, "resume" is not the advice for it
+  }
+  // From here on the run records what it does: a disk error says how to go on (resume).
   return stopping_on_disk_errors(directory, options, [&] {
-    RunSettings settings{seed.value_or(config.experiment_seed.value_or(0)), fs::absolute(context),
-                         random_token()};
-    std::optional<Experiment> experiment;
-    try {
-      fs::copy_file(config_path, directory / "config.yaml");
-      write_file_atomically(directory / "run.json",
-                            nlohmann::json{{"seed", settings.seed},
-                                           {"context", settings.context.string()},
-                                           {"config", fs::absolute(config_path).string()},
-                                           {"key", settings.key}}
-                                    .dump(2) +
-                                '\n');
-      experiment.emplace(fs::absolute(directory), std::move(config), settings, options, launcher,
-                         out, err);
-      save_run_settings(directory, options, experiment->channel_address(),
-                        experiment->checkpoint_storage());
-    } catch (...) {
-      // Refused before it began (no entrypoint, a bad setting): it recorded nothing, and what
-      // it wrote would only make the corrected command fail ("not empty"). The directory was
-      // empty or absent, so these files are this call's own.
-      experiment.reset();
-      forget_unstarted(directory, created);
-      throw;
-    }
     experiment->begin();
     return experiment->run();
   });
