@@ -864,7 +864,7 @@ TEST_CASE("searcher-run: resume kills what an earlier run left behind") {
 TEST_CASE("searcher-run: two runners cannot share an experiment") {
   const fs::path dir = scratch("lock");
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 40\n",
-                                       "  x: 0.25\n  sleep: 0.05\n");
+                                       "  x: 0.25\n  sleep: 0.1\n");
   fs::create_directories(dir / "first");
   fs::create_directories(dir / "second");
   std::thread first([&] {
@@ -879,6 +879,15 @@ TEST_CASE("searcher-run: two runners cannot share an experiment") {
   const Run second = runner("resume '" + (dir / "exp").string() + "'", dir / "second");
   CHECK(second.code == 2);
   CHECK(second.err.find("another searcher-run is running the experiment") != std::string::npos);
+  // A new run into it is told the experiment is running, not to resume it (which the lock
+  // would refuse), and it changes nothing there.
+  const Run again =
+      runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'",
+             dir / "second");
+  CHECK(again.code == 2);
+  CHECK(again.err.find("an experiment is running in '" + (dir / "exp").string() + "'") !=
+        std::string::npos);
+  CHECK(again.err.find("resume") == std::string::npos);
   first.join();
   CHECK(experiment(dir / "exp")["state"] == "completed");
 }

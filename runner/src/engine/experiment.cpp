@@ -531,6 +531,11 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
     throw RunnerSetupError("the experiment directory '" + directory.string() +
                            "' exists and is not a directory; choose a new one");
   }
+  if (!created && runner_detail::runner_running_in(directory)) {
+    throw RunnerSetupError("an experiment is running in '" + directory.string() +
+                           "' (another searcher-run holds its runner.lock): follow it in " +
+                           (directory / "runner.log").string() + ", or choose a new directory");
+  }
   if (!created && !fs::is_empty(directory, error)) {
     throw RunnerSetupError("the experiment directory '" + directory.string() +
                            "' is not empty; continue it with 'searcher-run resume " +
