@@ -370,6 +370,124 @@ TEST_CASE("searcher-run: every trial erroring fails the search (exit 1)") {
   CHECK(run.code == 1);
   CHECK(run.out.starts_with("search failed: 1 trials (0 completed, 0 stopped early, 1 errored"));
   CHECK(experiment(dir / "exp")["state"] == "failed");
+  // The end says why: the trial, its exit status and the last lines it wrote (trial.py's mode
+  // always_crash prints "about to fail", then raises RuntimeError, which exits 1).
+  const std::string cause = "the last errored trial, trial 1 (";
+  REQUIRE(run.out.find(cause) != std::string::npos);
+  const std::string end = run.out.substr(run.out.find(cause));
+  CHECK(end.find("): exit code 1; its last lines of output:\n  | ") != std::string::npos);
+  CHECK(end.find("\n  | about to fail\n") != std::string::npos);
+  CHECK(end.find("\n  | RuntimeError: always_crash at x = 0.25\n") != std::string::npos);
+  CHECK(experiment(dir / "exp")["error"].get<std::string>() + "\n" ==
+        end.substr(0, end.find("details: ")));
+}
+
+// The fail-fast rule (docs/runner.md): while no trial has reported anything, the third failed
+// launch of a run is held and nothing more starts; with nothing left running, the run stops.
+TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third failed launch") {
+  const fs::path dir = scratch("misspelled");
+  const fs::path missing = dir / "trian.py";
+  const fs::path config = dir / "config.yaml";
+  std::ofstream(config) << "entrypoint: python3 " << missing.string() << "\n"
+                        << "max_restarts: 5\n"
+                        << "searcher:\n  name: single\n  metric: loss\n  max_length: 2\n"
+                        << "hyperparameters:\n  x: 0.25\n";
+  const fs::path exp = dir / "exp";
+  const Run run =
+      runner("run --config '" + config.string() + "' --dir '" + exp.string() + "' --slots 1", dir);
+  CHECK(run.code == 1);
+  // One slot, one trial: launch, restart 1, restart 2; the third failure is held, not a restart.
+  const nlohmann::json failed = experiment(exp);
+  CHECK(failed["state"] == "failed");
+  REQUIRE(failed["trials"].size() == 1);
+  CHECK(failed["trials"][0]["launches"] == 3);
+  CHECK(failed["trials"][0]["restarts"] == 2);
+  CHECK(failed["trials"][0]["outcome"] == "waiting");
+  // Python's own words for a script that is not there, as the end of the run shows them.
+  const std::string python_says =
+      "can't open file '" + missing.string() + "': [Errno 2] No such file or directory";
+  CHECK(
+      run.out.starts_with("search failed: 1 trials (0 completed, 0 stopped early, 0 errored, 0 "
+                          "with invalid hyperparameters, 1 unfinished)\n"
+                          "stopped early: 3 launches failed and no trial has reported anything"));
+  CHECK(run.out.find("the first to fail, trial 1 (") != std::string::npos);
+  CHECK(run.out.find("): exit code 2; its last lines of output:\n  | ") != std::string::npos);
+  CHECK(run.out.find(python_says + "\n") != std::string::npos);
+  CHECK(run.out.find("trials run as: python3 " + missing.string()) != std::string::npos);
+  CHECK(run.out.find("continue with: searcher-run resume " + fs::absolute(exp).string()) !=
+        std::string::npos);
+  CHECK(failed["error"].get<std::string>().find(python_says) != std::string::npos);
+  CHECK(read_file(exp / "runner.log").find("so it is held, not restarted") != std::string::npos);
+
+  // Corrected in the run's copy of the config, the experiment resumes and completes; the two
+  // restarts it used stay recorded.
+  std::ofstream(exp / "config.yaml") << "entrypoint: python3 " << kTrial << "\n"
+                                     << "max_restarts: 5\n"
+                                     << "searcher:\n  name: single\n  metric: loss\n"
+                                     << "  max_length: 2\nhyperparameters:\n  x: 0.25\n";
+  const Run resumed = runner("resume '" + exp.string() + "'", dir);
+  CHECK(resumed.code == 0);
+  const nlohmann::json done = experiment(exp);
+  CHECK(done["state"] == "completed");
+  CHECK(done["trials"][0]["outcome"] == "completed");
+  CHECK(done["trials"][0]["restarts"] == 2);
+  CHECK(done["trials"][0]["launches"] == 4);
+  REQUIRE(done["trials"][0]["validations"].size() == 1);
+  check_metrics(done);
+  CHECK(!done.contains("error"));
+}
+
+TEST_CASE("searcher-run: with several slots a command that fails at once stops within slots") {
+  const fs::path dir = scratch("misspelled-slots");
+  const fs::path config = dir / "config.yaml";
+  std::ofstream(config) << "entrypoint: python3 " << (dir / "trian.py").string() << "\n"
+                        << "searcher:\n  name: random\n  metric: loss\n  max_length: 2\n"
+                        << "  max_trials: 8\n  max_concurrent_trials: 3\n"
+                        << "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n";
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 3",
+      dir);
+  CHECK(run.code == 1);
+  // The third failure holds every launch; at most the two others running then end too.
+  std::uint64_t launches = 0;
+  const nlohmann::json exp = experiment(dir / "exp");
+  for (const nlohmann::json& t : exp["trials"]) launches += t["launches"].get<std::uint64_t>();
+  CHECK(launches >= 3);
+  CHECK(launches <= 5);
+  CHECK(run.out.find("launches failed and no trial has reported anything") != std::string::npos);
+}
+
+// Once a trial has reported, failures get Determined's max_restarts again: a failure held
+// while none had reported is handled as usual when one does.
+TEST_CASE("searcher-run: a held failure is released by a report and keeps every restart") {
+  const fs::path dir = scratch("held-released");
+  const fs::path config = write_config(
+      dir, "  name: grid\n  metric: loss\n  max_length: 2\n  max_concurrent_trials: 2\n",
+      "  x: 0.25\n  mode: {type: categorical, vals: [report_after_hold, always_crash]}\n",
+      "max_restarts: 5\n");
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
+  CHECK(run.code == 0);
+  const nlohmann::json exp = experiment(dir / "exp");
+  CHECK(exp["state"] == "completed");
+  REQUIRE(exp["trials"].size() == 2);
+  for (const nlohmann::json& t : exp["trials"]) {
+    if (t["hparams"]["mode"] == "always_crash") {
+      CHECK(t["outcome"] == "errored");
+      CHECK(t["restarts"] == 5);
+      CHECK(t["launches"] == 6);
+    } else {
+      CHECK(t["outcome"] == "completed");
+    }
+  }
+  const std::string log = read_file(dir / "exp" / "runner.log");
+  const std::size_t held = log.find("3 launches have failed and no trial has reported anything");
+  REQUIRE(held != std::string::npos);
+  CHECK(log.find("a trial has reported: the 1 held failure(s) are handled as any failure", held) !=
+        std::string::npos);
+  CHECK(log.find("it has used its 5 restarts, so it is reported as errored", held) !=
+        std::string::npos);
 }
 
 TEST_CASE("searcher-run: invalid hyperparameters are replaced as random search says") {

@@ -82,7 +82,10 @@ trial's PYTHONPATH automatically), which does that for it. See docs/runner.md.
 A trial whose operation is done and which has no next one is paused: it checkpoints and
 exits, freeing its slot, and is relaunched from its checkpoint if the searcher wants more. A
 trial that exits non-zero or breaks the protocol is restarted from its latest checkpoint, up
-to the config's max_restarts (default 5), then reported to the searcher as errored.
+to the config's max_restarts (default 5), then reported to the searcher as errored. Until a
+trial has reported anything, the third failed launch stops the run once nothing running is
+left to report (a misspelled entrypoint fails fast): it names the trial, its exit status and
+its last lines of output; correct DIR/config.yaml and `resume` continues.
 
 Every event and the operations it caused are appended to DIR/journal.jsonl (synced to disk
 each time) and the state is snapshotted to DIR/snapshot.json, so `resume` continues a run that
@@ -99,8 +102,8 @@ metrics and outcome; DIR/runner.log has the log.
          "Exit codes: " +
          std::to_string(cli::kExitOk) + " the search completed, " +
          std::to_string(cli::kExitFailure) +
-         " it failed (every trial errored) or the runner could not\n"
-         "go on, " +
+         " it failed (every trial errored, or the trial command failed\n"
+         "before any report) or the runner could not go on, " +
          std::to_string(cli::kExitUsage) +
          " bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.\n";
 }

@@ -219,6 +219,10 @@ RunOutcome Experiment::run() {
     launch_waiting();
     if (supervisor_.running() == 0) {
       if (shut_down_ || interrupted_) break;
+      if (!held_failures_.empty()) {  // fail fast: nothing running is left to report
+        stopped_before_reports_ = true;
+        break;
+      }
       // A custom search waits for its method's client, which may take its time.
       if (!supervisor_.waiting() && !custom()) {
         throw RunnerError(
@@ -295,14 +299,39 @@ RunOutcome Experiment::run() {
   write_state();
   report_.clear_status();
   const bool paused = interrupted_ && !shut_down_;
-  if (custom()) {
-    publish_custom_events(paused ? "paused" : shutdown_.failure ? "failed" : "completed");
-  }
-  report_.summary(paused, shutdown_.failure, trials_, options_.continue_command);
-  return {paused              ? RunEnd::kInterrupted
-          : shutdown_.failure ? RunEnd::kFailed
-                              : RunEnd::kCompleted,
+  const bool failed = shutdown_.failure || stopped_before_reports_;
+  if (custom()) publish_custom_events(paused ? "paused" : failed ? "failed" : "completed");
+  report_.summary(paused, failed, trials_, options_.continue_command,
+                  failed ? failure_cause() : "");
+  return {paused   ? RunEnd::kInterrupted
+          : failed ? RunEnd::kFailed
+                   : RunEnd::kCompleted,
           interrupted_};
+}
+
+std::string Experiment::failure_cause() const {
+  if (stopped_before_reports_) {
+    const std::uint32_t i = *first_failure_;
+    return "stopped early: " + std::to_string(unreported_failures_) +
+           " launches failed and no trial has reported anything: the trial command itself "
+           "is likely at fault (docs/runner.md, \"A trial command that fails before its first "
+           "report\")\nthe first to fail, " +
+           report_.failure_text(i, trials_[i]) + "\ntrials run as: " + command_ + " (in " +
+           settings_.context.string() + ")\n" +
+           (options_.continue_command.empty()
+                ? "nothing recorded is lost: correct the entrypoint (or what it needs) in " +
+                      (directory_ / "config.yaml").string() +
+                      ", the run's copy of the config, then continue with: searcher-run resume " +
+                      directory_.string()
+                : "nothing recorded is lost: correct the entrypoint (or what it needs) and "
+                  "create the experiment again");
+  }
+  for (std::uint32_t i = static_cast<std::uint32_t>(trials_.size()); i-- > 0;) {
+    const TrialRecord& t = trials_[i];
+    if (t.exit_reason == ExitedReason::kErrored && t.last_failure.is_object())
+      return "the last errored trial, " + report_.failure_text(i, t);
+  }
+  return "";
 }
 
 void Experiment::feed_initial() {
@@ -482,7 +511,8 @@ void Experiment::write_state() {
                   : nlohmann::json(nullptr)}};
   write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
   searcher_.snapshot_taken();
-  const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
+  const char* state = shut_down_                ? (shutdown_.failure ? "failed" : "completed")
+                      : stopped_before_reports_ ? "failed"
                       : interrupted_ && supervisor_.running() == 0 ? "paused"
                                                                    : "running";
   decisions_.run_syncs = searcher_.syncs();
@@ -492,6 +522,7 @@ void Experiment::write_state() {
     experiment["trials"][i]["metrics"] = metrics_.summary(i);
   experiment["checkpoint_storage"] = storage_.string();
   if (!plots_.is_null()) experiment["plots"] = plots_;
+  if (std::string_view(state) == "failed") experiment["error"] = failure_cause();
   write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
 }
 

@@ -51,7 +51,8 @@ struct LaunchState {
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
   bool silent = false;         // killed for saying nothing for --trial-timeout
-  std::uint64_t slot = 0;      // the supervisor's slot it runs in (journaled, for the web UI)
+  bool held = false;       // its failure waits for a report from another trial (fail fast: failed)
+  std::uint64_t slot = 0;  // the supervisor's slot it runs in (journaled, for the web UI)
 };
 
 // checkpoint_storage's save policy (Determined's defaults).
@@ -264,7 +265,20 @@ class Experiment final : private SupervisorListener {
   void on_exited(std::uint32_t i, const ExitStatus& status) override;
 
   // A trial process failed: restart from its checkpoint, or give up after max_restarts.
-  void failed(std::uint32_t i, const std::string& why);
+  // `tail`: its last lines of output, kept with `why` in its record (last_failure).
+  void failed(std::uint32_t i, const std::string& why, const std::vector<std::string>& tail);
+
+  // Fail fast (docs/runner.md, "A trial command that fails before its first report"): while no
+  // trial of the experiment has reported anything, the kFailuresBeforeHold-th failed launch
+  // of this run and every one after it is held rather than restarted, and nothing more is
+  // launched. A report from a trial still running releases them (each handled as failed()
+  // handles any failure); when nothing is left running, the run stops (run()). True: held.
+  bool held_before_any_report(std::uint32_t i, const std::string& why);
+  // The first report of the experiment: the rule no longer applies; held failures go on.
+  void first_report();
+  // The error a failed run ends with: why it stopped before any report, or how the last
+  // trial to fail failed (its status and last lines of output). Empty if none failed.
+  std::string failure_cause() const;
 
   // ---- bookkeeping and output ----------------------------------------------------------------
 
@@ -346,6 +360,18 @@ class Experiment final : private SupervisorListener {
   nlohmann::json plots_;               // the SVG files drawn when the run ended
   // Processes per trial: the launcher in the entrypoint starts them.
   std::uint64_t slots_per_trial_ = 1;
+  // Fail fast (held_before_any_report). A small number: one or two failures may be one bad
+  // configuration or a passing fault, three with not one report is the command itself.
+  static constexpr std::uint32_t kFailuresBeforeHold = 3;
+  bool reported_ = false;                       // a trial of the experiment has reported something
+  std::uint32_t unreported_failures_ = 0;       // failed launches of this run before any report
+  std::optional<std::uint32_t> first_failure_;  // the first of them: its trial
+  struct HeldFailure {
+    std::uint32_t trial;
+    std::string why;
+  };
+  std::vector<HeldFailure> held_failures_;
+  bool stopped_before_reports_ = false;  // the run ended by that rule
 };
 
 }  // namespace hpsearch::runner_detail

@@ -66,6 +66,11 @@ void Experiment::recover() {
   searcher_.open(directory_ / "journal.jsonl");
   for (std::uint32_t i = 0; i < trials_.size(); ++i) {
     metrics_.load(i, report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+    // What the experiment recorded says whether a trial has ever reported (fail fast).
+    const TrialRecord& t = trials_[i];
+    if (!t.validations.empty() || t.checkpoint || !metrics_.curve(i).empty() ||
+        t.exit_reason == ExitedReason::kInvalidHp)
+      reported_ = true;
   }
   report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " +
               std::to_string(replayed) + " journal records replayed after the snapshot (record " +
