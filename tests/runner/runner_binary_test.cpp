@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hpsearch/config/catalog.hpp"
+#include "hpsearch/simulator/drive.hpp"
 #include "support/process.hpp"
 
 extern char** environ;
@@ -380,6 +382,54 @@ TEST_CASE("searcher-run: every trial erroring fails the search (exit 1)") {
   CHECK(end.find("\n  | RuntimeError: always_crash at x = 0.25\n") != std::string::npos);
   CHECK(experiment(dir / "exp")["error"].get<std::string>() + "\n" ==
         end.substr(0, end.find("details: ")));
+}
+
+// `sampler: auto` in the runner: runner.log's first line says what it chose, and a line says
+// from which trial TPE proposed, as experiment.json's sampler_choice does. The oracle: the
+// journal's events replayed into a fresh searcher in-process; the first create answered while
+// the sampler's snapshot says model "tpe" is TPE's first proposal (the model changes only when
+// a result is observed, before the creates that answer it).
+TEST_CASE("searcher-run: sampler auto says what it chose and from which trial TPE proposed") {
+  const fs::path dir = scratch("auto-sampler");
+  const fs::path config = write_config(dir,
+                                       "  name: random\n  metric: loss\n  max_length: 1\n"
+                                       "  max_trials: 14\n  max_concurrent_trials: 2\n"
+                                       "  sampler: auto\n",
+                                       "  x: {type: double, minval: 0, maxval: 1}\n"
+                                       "  mode: coarse\n",
+                                       "reproducibility: {experiment_seed: 3}\n");
+  const fs::path exp_dir = dir / "exp";
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + exp_dir.string() + "' --slots 2", dir);
+  REQUIRE(run.code == 0);
+  const hpsearch::ExperimentConfig loaded = hpsearch::load_config(config);
+  hpsearch::Searcher searcher = hpsearch::make_searcher(loaded.searcher, loaded.hyperparameters, 3);
+  std::uint64_t created = 0;
+  std::optional<std::uint64_t> first_tpe;
+  std::istringstream journal(journal_text(exp_dir));
+  for (std::string line; std::getline(journal, line) && !first_tpe;) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (!record.contains("in")) continue;  // the runner's own records
+    const nlohmann::json answer = hpsearch::drive_event(searcher, record["in"]);
+    REQUIRE(answer == record["out"]);
+    const bool tpe = searcher.snapshot()["sampler_state"]["model"] == "tpe";
+    for (const nlohmann::json& op : answer.value("operations", nlohmann::json::array())) {
+      if (op["type"] != "create") continue;
+      ++created;
+      if (tpe && !first_tpe) first_tpe = created;
+    }
+  }
+  REQUIRE(first_tpe);  // the coarse loss repeats: TPE took over
+  const nlohmann::json choice = experiment(exp_dir)["sampler_choice"];
+  CHECK(choice["sampler"] == "gp");
+  CHECK(choice["then"] == "tpe");
+  CHECK(choice["then_from_trial"] == *first_tpe);
+  const std::string log = read_file(exp_dir / "runner.log");
+  const std::string first_line = log.substr(0, log.find('\n'));
+  CHECK(first_line.find("started: searcher 'random', sampler 'auto' (chose 'gp', then 'tpe': GP "
+                        "while results vary smoothly") != std::string::npos);
+  CHECK(log.find("sampler 'auto': 'tpe' proposed from trial " + std::to_string(*first_tpe) +
+                 " on (the third repeated result)\n") != std::string::npos);
 }
 
 // The fail-fast rule (docs/runner.md): while no trial has reported anything, the third failed

@@ -109,6 +109,10 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
         "a trial (e.g. entrypoint: python3 train.py)");
   }
   read_run_settings_from_document();
+  if (!custom()) {
+    sampler_choice_ =
+        choose_sampler(config_.searcher.sampler, config_.searcher.method, config_.hyperparameters);
+  }
   const nlohmann::json& entry = *config_.entrypoint;
   if (entry.is_string()) {
     command_ = entry.get<std::string>();
@@ -197,7 +201,11 @@ bool Experiment::write_to_trial(std::uint32_t i, std::string line, bool reply) {
 void Experiment::begin() {
   const SearcherSettings& searcher = config_.searcher;
   report_.note("started: searcher '" + method_name(searcher.method) + "', sampler '" +
-               sampler_name(searcher.sampler) + "', metric '" + searcher.metric + "', max_length " +
+               sampler_name(searcher.sampler) + "'" +
+               (sampler_choice_.reason.empty() ? std::string()
+                                               : " (chose " + chosen_sampler_text(sampler_choice_) +
+                                                     ": " + sampler_choice_.reason + ")") +
+               ", metric '" + searcher.metric + "', max_length " +
                std::to_string(searcher.max_length.units) + ", seed " +
                std::to_string(settings_.seed) + ", " + std::to_string(options_.slots) +
                " slot(s), trials run as: " + command_);
@@ -432,6 +440,7 @@ void Experiment::apply(const std::vector<Operation>& ops) {
     }
   }
   if (replaying_) return;  // the journal holds the trial_created records that followed
+  if (!created.empty()) note_sampler_switch();
   // A created trial exists at once (its directory is made when it first launches).
   for (const RequestId& id : created) feed(TrialCreated{id});
   while (!dirty_.empty()) {
@@ -495,6 +504,21 @@ RequestId Experiment::parse_id(const nlohmann::json& j) {
   return *id;
 }
 
+std::optional<std::uint64_t> Experiment::sampler_switch() const {
+  if (sampler_choice_.then.empty()) return std::nullopt;
+  return sampler_switch_trial(sampler_choice_, searcher_.searcher().sampler());
+}
+
+void Experiment::note_sampler_switch() {
+  if (sampler_switch_noted_) return;
+  const std::optional<std::uint64_t> trial = sampler_switch();
+  if (!trial) return;
+  sampler_switch_noted_ = true;
+  report_.log("sampler 'auto': " +
+              sampler_switch_text(sampler_choice_, trial_id(static_cast<std::uint32_t>(*trial - 1)),
+                                  false));
+}
+
 void Experiment::write_state() {
   searcher_.sync_written();  // the snapshot's seq counts records: they are on disk first
   nlohmann::json trials = nlohmann::json::array();
@@ -521,6 +545,8 @@ void Experiment::write_state() {
   for (std::uint32_t i = 0; i < trials_.size(); ++i)
     experiment["trials"][i]["metrics"] = metrics_.summary(i);
   experiment["checkpoint_storage"] = storage_.string();
+  if (!sampler_choice_.reason.empty())
+    experiment["sampler_choice"] = sampler_choice_json(sampler_choice_, sampler_switch());
   if (!plots_.is_null()) experiment["plots"] = plots_;
   if (std::string_view(state) == "failed") experiment["error"] = failure_cause();
   write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');

@@ -372,6 +372,14 @@ class Experiment final : private SupervisorListener {
   };
   std::vector<HeldFailure> held_failures_;
   bool stopped_before_reports_ = false;  // the run ended by that rule
+  // `sampler: auto`: what it chose (empty reason for a sampler named outright or a custom
+  // search), and whether runner.log has said from which trial TPE took over.
+  SamplerChoice sampler_choice_;
+  bool sampler_switch_noted_ = false;
+  // The trial (1-based creation number) from which auto's TPE proposed, if it took over.
+  std::optional<std::uint64_t> sampler_switch() const;
+  // Says in runner.log when auto's TPE has just taken over (after a create).
+  void note_sampler_switch();
 };
 
 }  // namespace hpsearch::runner_detail

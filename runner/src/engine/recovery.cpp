@@ -75,6 +75,8 @@ void Experiment::recover() {
   report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " +
               std::to_string(replayed) + " journal records replayed after the snapshot (record " +
               std::to_string(searcher_.snapshot_seq()) + "), every answer identical");
+  // Said when it happened, in the run that saw it.
+  sampler_switch_noted_ = sampler_switch().has_value();
   if (!started_) feed_initial();
   // A crash between journaling a create and its trial_created leaves a trial the searcher
   // has not heard of yet: tell it now, as the live run would have.

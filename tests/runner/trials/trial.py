@@ -13,12 +13,15 @@ The `mode` hyperparameter picks a misbehaviour:
   hang_twice        the same on the first two launches
   report_after_hold wait (a minute at most) until runner.log says a failed launch is held (the
                     runner's fail-fast rule), then behave
+  coarse            behave, but with x rounded down to a third in the loss: results repeat,
+                    as on a table
 `sleep` (seconds per unit, default 0) slows it down for the kill tests; `hang_seconds` (default
 3600) is how long the hanging modes sleep; `checkpoint_each` (true)
 stores a checkpoint after every unit, not only at validations, and prints the length it starts
 from ("starting at N"), so a test can see which checkpoint a launch resumed from (otherwise it
 prints nothing: tests check that its log is empty)."""
 import json
+import math
 import os
 import pathlib
 import subprocess
@@ -79,7 +82,8 @@ with det.core.init() as ctx:
                     (path / "state.json").write_text(json.dumps({"trained": trained}))
         with ctx.checkpoint.store_path({"steps_completed": trained}) as (path, storage_id):
             (path / "state.json").write_text(json.dumps({"trained": trained}))
-        loss = (x - 0.3) ** 2 + 1.0 / trained
+        level = math.floor(x * 3) / 3 if mode == "coarse" else x
+        loss = (level - 0.3) ** 2 + 1.0 / trained
         ctx.train.report_validation_metrics(trained, {"loss": loss, "accuracy": 1 - x})
         if mode == "wrong_length":
             op._length = op.length + 1
