@@ -6,6 +6,7 @@
 #include <cctype>
 #include <ctime>
 #include <fstream>
+#include <string_view>
 
 #include "engine/checkpoint_storage.hpp"
 #include "engine/custom_exchange.hpp"
