@@ -380,7 +380,7 @@ TEST_CASE("searcher-run: every trial erroring fails the search (exit 1)") {
   CHECK(end.find("): exit code 1; its last lines of output:\n  | ") != std::string::npos);
   CHECK(end.find("\n  | about to fail\n") != std::string::npos);
   CHECK(end.find("\n  | RuntimeError: always_crash at x = 0.25\n") != std::string::npos);
-  CHECK(experiment(dir / "exp")["error"].get<std::string>() + "\n" ==
+  CHECK(experiment(dir / "exp")["failure"].get<std::string>() + "\n" ==
         end.substr(0, end.find("details: ")));
 }
 
@@ -466,7 +466,7 @@ TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third fail
   CHECK(run.out.find("trials run as: python3 " + missing.string()) != std::string::npos);
   CHECK(run.out.find("continue with: searcher-run resume " + fs::absolute(exp).string()) !=
         std::string::npos);
-  CHECK(failed["error"].get<std::string>().find(python_says) != std::string::npos);
+  CHECK(failed["failure"].get<std::string>().find(python_says) != std::string::npos);
   CHECK(read_file(exp / "runner.log").find("so it is held, not restarted") != std::string::npos);
 
   // Corrected in the run's copy of the config, the experiment resumes and completes; the two
@@ -484,7 +484,7 @@ TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third fail
   CHECK(done["trials"][0]["launches"] == 4);
   REQUIRE(done["trials"][0]["validations"].size() == 1);
   check_metrics(done);
-  CHECK(!done.contains("error"));
+  CHECK(!done.contains("failure"));
 }
 
 TEST_CASE("searcher-run: with several slots a command that fails at once stops within slots") {

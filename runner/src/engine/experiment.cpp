@@ -549,7 +549,8 @@ void Experiment::write_state() {
   if (!sampler_choice_.reason.empty())
     experiment["sampler_choice"] = sampler_choice_json(sampler_choice_, sampler_switch());
   if (!plots_.is_null()) experiment["plots"] = plots_;
-  if (std::string_view(state) == "failed") experiment["error"] = failure_cause();
+  if (std::string_view(state) == "failed")
+    experiment["failure"] = failure_cause();  // not "error": the web UI reads that as damage
   write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
 }
 
