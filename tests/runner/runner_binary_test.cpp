@@ -467,6 +467,11 @@ TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third fail
   CHECK(run.out.find("continue with: searcher-run resume " + fs::absolute(exp).string()) !=
         std::string::npos);
   CHECK(failed["failure"].get<std::string>().find(python_says) != std::string::npos);
+  const Run status = runner("status --dir '" + exp.string() + "' --json", dir);
+  const nlohmann::json stopped = nlohmann::json::parse(status.out);
+  CHECK(stopped["state"] == "failed");
+  CHECK(stopped["trials"]["waiting"] == 1);
+  CHECK(stopped["failure"] == failed["failure"]);
   CHECK(read_file(exp / "runner.log").find("so it is held, not restarted") != std::string::npos);
 
   // Corrected in the run's copy of the config, the experiment resumes and completes; the two
@@ -538,6 +543,90 @@ TEST_CASE("searcher-run: a held failure is released by a report and keeps every 
         std::string::npos);
   CHECK(log.find("it has used its 5 restarts, so it is reported as errored", held) !=
         std::string::npos);
+}
+
+// Every file under `dir` with its size and modification time: what a read-only command must
+// leave as it found it.
+std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> files_under(
+    const fs::path& dir) {
+  std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> files;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+    files[e.path().string()] = {e.is_regular_file() ? e.file_size() : 0, e.last_write_time()};
+  }
+  return files;
+}
+
+// `status` reads a run directory as it stands: live (a runner holds it), paused (killed), and
+// ended; it takes no lock and writes nothing. The oracles: the trial's formula for the best
+// metric it shows, and the runner's own experiment.json (its outcomes, its best) at the end.
+TEST_CASE("searcher-run status: running, paused after a kill, completed, read-only") {
+  const fs::path dir = scratch("status");
+  // The hang_once trial sleeps at length 2 of its first launch: it is running whenever status
+  // looks during the first run; relaunched by resume, it completes.
+  const fs::path config = write_config(
+      dir, "  name: grid\n  metric: loss\n  max_length: 3\n  max_concurrent_trials: 2\n",
+      "  x: 0.25\n  mode: {type: categorical, vals: [ok, hang_once]}\n");
+  const fs::path exp_dir = dir / "exp";
+  const auto status = [&] {
+    const Run run = runner("status --dir '" + exp_dir.string() + "' --json", dir);
+    REQUIRE(run.code == 0);
+    return nlohmann::json::parse(run.out);
+  };
+  nlohmann::json live;
+  (void)run_and_kill_when(
+      config.string(), dir, {"--slots", "2"},
+      [&] {
+        if (!fs::exists(exp_dir / "journal.jsonl") ||
+            journal_text(exp_dir).find("validation_completed") == std::string::npos)
+          return false;
+        live = status();  // beside the live runner, which goes on undisturbed
+        return true;
+      },
+      SIGKILL);
+  REQUIRE(live.is_object());
+  CHECK(live["state"] == "running");
+  CHECK(live["runner_pid"].is_number_integer());
+  CHECK(live["trials"]["total"] == 2);
+  CHECK(live["trials"]["running"].get<int>() >= 1);
+  REQUIRE(live["best"].is_object());
+  const double x = live["best"]["hparams"]["x"].get<double>();
+  const double length = live["best"]["length"].get<double>();
+  CHECK(live["best"]["metric"].get<double>() ==
+        doctest::Approx((x - 0.3) * (x - 0.3) + 1.0 / length));
+
+  // Killed: nobody holds it, and looking changes nothing in it.
+  const auto before = files_under(exp_dir);
+  const nlohmann::json paused = status();
+  CHECK(files_under(exp_dir) == before);
+  CHECK(paused["state"] == "paused");
+  CHECK(paused["runner_pid"].is_null());
+  CHECK(paused["trials"]["running"] == 0);
+  const Run text = runner("status --dir '" + exp_dir.string() + "'", dir);
+  CHECK(text.out.starts_with("experiment in " + fs::absolute(exp_dir).string() +
+                             ": paused (no runner holds it; continue it with: searcher-run "
+                             "resume "));
+
+  REQUIRE(runner("resume '" + exp_dir.string() + "'", dir).code == 0);
+  const nlohmann::json done = status();
+  const nlohmann::json exp = experiment(exp_dir);
+  CHECK(done["state"] == "completed");
+  const auto counts = outcomes(exp);
+  CHECK(done["trials"]["total"] == exp["trials"].size());
+  CHECK(done["trials"]["completed"] == (counts.contains("completed") ? counts.at("completed") : 0));
+  CHECK(done["trials"]["failed"] == 0);
+  CHECK(done["trials"]["waiting"] == 0);
+  // The best metric and its length are the run's; on a tie (both trials have x = 0.25) status
+  // names the first trial to reach it, as the web UI does, and its validation says so.
+  CHECK(done["best"]["metric"] == exp["best"]["metric"]);
+  CHECK(done["best"]["length"] == exp["best"]["length"]);
+  const nlohmann::json& named = exp["trials"][done["best"]["trial"].get<std::size_t>() - 1];
+  CHECK(named["hparams"] == done["best"]["hparams"]);
+  CHECK(named["validations"].back()["metric"] == done["best"]["metric"]);
+
+  // Not an experiment directory: said, exit 2.
+  const Run none = runner("status --dir '" + dir.string() + "'", dir);
+  CHECK(none.code == 2);
+  CHECK(none.err.find("is not an experiment directory (no run.json)") != std::string::npos);
 }
 
 TEST_CASE("searcher-run: invalid hyperparameters are replaced as random search says") {

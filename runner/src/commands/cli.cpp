@@ -17,20 +17,12 @@ namespace hpsearch {
 namespace runner_cli {
 
 const std::vector<const Command*>& commands() {
-  static const std::vector<const Command*> all{&run_command(),
-                                               &resume_command(),
-                                               &store::create_command(),
-                                               &store::ls_command(),
-                                               &store::describe_command(),
-                                               &store::pause_command(),
-                                               &store::activate_command(),
-                                               &store::kill_command(),
-                                               &store::delete_command(),
-                                               &store::trial_command(),
-                                               &store::checkpoint_command(),
-                                               &store::model_command(),
-                                               &store::ui_command(),
-                                               &store::searcher_command()};
+  static const std::vector<const Command*> all{
+      &run_command(),           &resume_command(),          &status_command(),
+      &store::create_command(), &store::ls_command(),       &store::describe_command(),
+      &store::pause_command(),  &store::activate_command(), &store::kill_command(),
+      &store::delete_command(), &store::trial_command(),    &store::checkpoint_command(),
+      &store::model_command(),  &store::ui_command(),       &store::searcher_command()};
   return all;
 }
 
@@ -51,8 +43,8 @@ std::string command_list(const std::vector<const Command*>& commands) {
 
 std::string main_help() {
   const std::vector<const Command*>& all = runner_cli::commands();
-  const std::vector<const Command*> runs(all.begin(), all.begin() + 2);
-  const std::vector<const Command*> store(all.begin() + 2, all.end());
+  const std::vector<const Command*> runs(all.begin(), all.begin() + 3);  // run, resume, status
+  const std::vector<const Command*> store(all.begin() + 3, all.end());
   return "searcher-run: run a hyperparameter search with real training processes, on this machine "
          "or\n"
          "as Slurm jobs (--launcher slurm).\n"

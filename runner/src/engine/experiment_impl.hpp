@@ -27,6 +27,7 @@
 
 #include "engine/journaled_searcher.hpp"
 #include "engine/report.hpp"
+#include "engine/run_directory.hpp"
 #include "engine/trial_metrics.hpp"
 #include "engine/trial_record.hpp"
 #include "hpsearch/config/config.hpp"
@@ -95,9 +96,6 @@ void save_run_settings(const fs::path& directory, const RunnerOptions& options,
                        const std::string& channel, const fs::path& checkpoint_storage);
 
 // `body`, with a DiskError turned into the RunnerError that says what to do (run_settings.cpp).
-// The error for a directory without run.json given where an experiment's is expected: it says
-// whether the path is there at all.
-RunnerSetupError no_experiment_in(const fs::path& directory);
 
 RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOptions& options,
                                    const std::function<RunOutcome()>& body);
