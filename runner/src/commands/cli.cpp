@@ -94,10 +94,11 @@ metrics and outcome; DIR/runner.log has the log.
          "Exit codes: " +
          std::to_string(cli::kExitOk) + " the search completed, " +
          std::to_string(cli::kExitFailure) +
-         " it failed (every trial errored, or the trial command failed\n"
-         "before any report) or the runner could not go on, " +
+         " it failed (every trial errored, or the trial command\n"
+         "failed before any report) or the runner could not go on, " +
          std::to_string(cli::kExitUsage) +
-         " bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.\n";
+         " bad command line or config,\n"
+         "130 (SIGINT) or 143 (SIGTERM) paused: resume continues.\n";
 }
 
 const Command* find_command(const std::string& name) {
