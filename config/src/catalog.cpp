@@ -497,6 +497,57 @@ SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& m
   return config_detail::choose_for(space, budget);
 }
 
+std::string chosen_sampler_text(const SamplerChoice& choice) {
+  // What proposes, and what takes over during the search: 'gp', then 'tpe'.
+  std::string text = "'";  // built up: GCC 12's -Wrestrict misfires on "'" + std::string
+  text += choice.proposes;
+  text += '\'';
+  if (!choice.then.empty()) {
+    text += ", then '";
+    text += choice.then;
+    text += '\'';
+  }
+  return text;
+}
+
+std::string sampler_choice_line(const SamplerChoice& choice) {
+  if (choice.reason.empty()) return "";
+  return "Sampler 'auto' chose " + chosen_sampler_text(choice) + ": " + choice.reason;
+}
+
+std::optional<std::uint64_t> sampler_switch_trial(const SamplerChoice& choice,
+                                                  const AnySampler& sampler) {
+  if (choice.then.empty()) return std::nullopt;
+  const auto* automatic = std::get_if<AutoSampler>(&sampler.variant());
+  if (automatic == nullptr || !automatic->tpe_from_trial()) return std::nullopt;
+  return std::uint64_t{*automatic->tpe_from_trial()} + 1;
+}
+
+std::string sampler_switch_text(const SamplerChoice& choice,
+                                std::optional<std::uint64_t> switch_trial, bool ended) {
+  if (choice.then.empty()) return "";
+  if (switch_trial) {
+    return "'" + choice.then + "' proposed from trial " + std::to_string(*switch_trial) +
+           " on (the third repeated result)";
+  }
+  return ended ? "'" + choice.then + "' never took over (fewer than three results repeated)" : "";
+}
+
+nlohmann::json sampler_choice_json(const SamplerChoice& choice) {
+  if (choice.reason.empty()) return nullptr;
+  nlohmann::json j{{"sampler", choice.proposes}, {"reason", choice.reason}};
+  if (!choice.then.empty()) j["then"] = choice.then;
+  return j;
+}
+
+nlohmann::json sampler_choice_json(const SamplerChoice& choice,
+                                   std::optional<std::uint64_t> switch_trial) {
+  nlohmann::json j = sampler_choice_json(choice);
+  if (!choice.then.empty())
+    j["then_from_trial"] = switch_trial ? nlohmann::json(*switch_trial) : nlohmann::json(nullptr);
+  return j;
+}
+
 Searcher make_searcher(const SearcherSettings& settings, HyperparameterSpace space,
                        std::uint32_t seed) {
   if (settings.custom) {

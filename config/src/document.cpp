@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "hpsearch/config/config.hpp"
+#include "yaml_syntax.hpp"
 
 namespace hpsearch::config_detail {
 
@@ -654,7 +655,14 @@ Node read_document(std::string_view text, const std::string& source) {
     if (documents.empty()) return Node();
     root = YAML::Load(yaml);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(located(source, e.mark), "", "invalid YAML: " + e.msg);
+    if (e.mark.is_null()) throw ConfigError(source, "", "invalid YAML: " + e.msg);
+    // Said in the config's terms: what is there and what was expected (yaml_syntax.hpp).
+    const YamlSyntaxError error =
+        explain_yaml_error(yaml, static_cast<std::size_t>(e.mark.line),
+                           static_cast<std::size_t>(e.mark.column), e.msg);
+    throw ConfigError(
+        source + ":" + std::to_string(error.line + 1) + ":" + std::to_string(error.column + 1), "",
+        "invalid YAML: " + error.message);
   }
   if (!root.IsDefined()) return Node();
   return Builder(source).build(root, "", 0);

@@ -1,5 +1,7 @@
 #include "hpsearch/samplers/auto_sampler.hpp"
 
+#include <limits>
+
 #include "hpsearch/searcher/errors.hpp"
 #include "hpsearch/searcher/state_fields.hpp"
 
@@ -28,6 +30,7 @@ const char* AutoSampler::model() const {
 
 nlohmann::json AutoSampler::propose(Rng& rng, std::uint32_t trial) {
   if (tpe_proposes()) {
+    if (!tpe_from_trial_) tpe_from_trial_ = trial;
     nlohmann::json hparams = tpe_.propose(rng, trial);
     gp_.record(trial, hparams);
     return hparams;
@@ -53,7 +56,11 @@ void AutoSampler::on_finished(std::uint32_t trial) {
 }
 
 nlohmann::json AutoSampler::state() const {
-  return {{"sampler_type", "auto"}, {"model", model()}, {"gp", gp_.state()}, {"tpe", tpe_.state()}};
+  return {{"sampler_type", "auto"},
+          {"model", model()},
+          {"tpe_from_trial", tpe_from_trial_ ? nlohmann::json(*tpe_from_trial_) : nullptr},
+          {"gp", gp_.state()},
+          {"tpe", tpe_.state()}};
 }
 
 void AutoSampler::restore_state(const nlohmann::json& state) {
@@ -64,6 +71,17 @@ void AutoSampler::restore_state(const nlohmann::json& state) {
   }
   fresh.gp_.restore_state(state.at("gp"));
   fresh.tpe_.restore_state(state.at("tpe"));
+  fresh.tpe_from_trial_.reset();
+  if (const auto found = state.find("tpe_from_trial"); found != state.end() && !found->is_null()) {
+    if (!found->is_number_unsigned() ||
+        found->get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max()) {
+      throw ProtocolError(
+          "sampler_state.tpe_from_trial: a trial index (an unsigned integer) or "
+          "null expected, got " +
+          found->dump());
+    }
+    fresh.tpe_from_trial_ = found->get<std::uint32_t>();
+  }
   *this = std::move(fresh);
 }
 

@@ -425,20 +425,23 @@ nlohmann::json RunSummary::to_json() const {
   nlohmann::json per_length = nlohmann::json::object();
   for (const auto& [length, count] : validations_per_length)
     per_length[std::to_string(length)] = count;
-  return {{"best_metric", best_metric ? nlohmann::json(*best_metric) : nullptr},
-          {"best_found_at", best_found_at},
-          {"best_trial", best_trial ? nlohmann::json(best_trial->to_string()) : nullptr},
-          {"first_full_length_at",
-           first_full_length_at ? nlohmann::json(*first_full_length_at) : nullptr},
-          {"trials_created", trials_created},
-          {"validations_per_length", std::move(per_length)},
-          {"training_units", training_units},
-          {"wall_time", wall_time},
-          {"utilisation", utilisation},
-          {"crashes", crashes},
-          {"errored_trials", errored_trials},
-          {"lost_seconds", lost_seconds},
-          {"shutdown", {{"cancel", shutdown.cancel}, {"failure", shutdown.failure}}}};
+  nlohmann::json j{{"best_metric", best_metric ? nlohmann::json(*best_metric) : nullptr},
+                   {"best_found_at", best_found_at},
+                   {"best_trial", best_trial ? nlohmann::json(best_trial->to_string()) : nullptr},
+                   {"first_full_length_at",
+                    first_full_length_at ? nlohmann::json(*first_full_length_at) : nullptr},
+                   {"trials_created", trials_created},
+                   {"validations_per_length", std::move(per_length)},
+                   {"training_units", training_units},
+                   {"wall_time", wall_time},
+                   {"utilisation", utilisation},
+                   {"crashes", crashes},
+                   {"errored_trials", errored_trials},
+                   {"lost_seconds", lost_seconds},
+                   {"shutdown", {{"cancel", shutdown.cancel}, {"failure", shutdown.failure}}}};
+  if (sampler_choice)
+    j["sampler_choice"] = sampler_choice_json(*sampler_choice, sampler_switch_trial);
+  return j;
 }
 
 }  // namespace hpsearch

@@ -204,19 +204,6 @@ nlohmann::json PreviewResult::to_json() const {
           {"progress", progress}};
 }
 
-std::string chosen_sampler_text(const SamplerChoice& choice) {
-  // What proposes, and what takes over during the search: 'gp', then 'tpe'.
-  std::string text = "'";  // built up: GCC 12's -Wrestrict misfires on "'" + std::string
-  text += choice.proposes;
-  text += '\'';
-  if (!choice.then.empty()) {
-    text += ", then '";
-    text += choice.then;
-    text += '\'';
-  }
-  return text;
-}
-
 void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out,
                           const SamplerChoice* choice) {
   const std::string& unit = searcher.max_length.unit;
@@ -224,10 +211,7 @@ void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, 
       << sampler_name(searcher.sampler) << "', metric '" << searcher.metric << "' ("
       << (searcher.smaller_is_better ? "smaller" : "larger") << " is better), max_length "
       << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed " << seed << "\n";
-  if (choice != nullptr && !choice->reason.empty()) {
-    out << "Sampler 'auto' chose " << chosen_sampler_text(*choice) << ": " << choice->reason
-        << "\n";
-  }
+  if (choice != nullptr && !choice->reason.empty()) out << sampler_choice_line(*choice) << "\n";
   out << "\n";
 }
 

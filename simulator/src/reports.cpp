@@ -40,8 +40,15 @@ RunSummary run_config(const ExperimentConfig& config, std::uint32_t seed, const 
   options.smaller_is_better = config.searcher.smaller_is_better;
   if (!options.faults.max_restarts_fixed) options.faults.max_restarts = config.max_restarts;
   Searcher searcher = make_searcher(config.searcher, config.hyperparameters, seed);
-  return run_simulation(searcher, workload, config.hyperparameters,
-                        config.searcher.max_length.units, options);
+  RunSummary summary = run_simulation(searcher, workload, config.hyperparameters,
+                                      config.searcher.max_length.units, options);
+  const SamplerChoice choice =
+      choose_sampler(config.searcher.sampler, config.searcher.method, config.hyperparameters);
+  if (!choice.reason.empty()) {
+    summary.sampler_choice = choice;
+    summary.sampler_switch_trial = sampler_switch_trial(choice, searcher.sampler());
+  }
+  return summary;
 }
 
 nlohmann::json run_json(const RunSummary& summary, std::uint32_t seed, const Workload& workload,

@@ -2,6 +2,12 @@
 // line:column of the offending node (or of the map that lacks a field), counted by hand.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "hpsearch/config/config.hpp"
 #include "hpsearch/searcher/grid.hpp"
 #include "support/parse_config_text.hpp"
@@ -384,6 +390,105 @@ TEST_CASE("config: YAML syntax errors and unreadable files") {
       (void)load_config(directory),
       (directory.string() + ": is a directory, not a config file (a YAML or JSON file)").c_str(),
       ConfigError);
+}
+
+// A YAML syntax error reads like the config's other errors: where (file:line:column), what is
+// there and what was expected, in the config's terms, never the parser's ("illegal map
+// value", "end of map flow not found", ...). Each place and text below is counted by hand from
+// the broken file: columns are 1-based characters.
+TEST_CASE("config: YAML syntax errors say what was found and what was expected") {
+  // 'max_trials' starts at column 4 of line 4, one space deeper than 'metric' (column 3), so
+  // the parser reads it as going on with the value 'loss'.
+  CHECK_CONFIG_ERROR("searcher:\n  name: random\n  metric: loss\n   max_trials: 4\n",
+                     "exp.yaml:4:4: invalid YAML: found the key 'max_trials' at column 4, more "
+                     "indented than line 3 ('metric'), whose value it would go on; expected a key "
+                     "at column 3 (as 'metric', line 3) or a key at column 1 (as 'searcher', "
+                     "line 1)");
+  // A tab indents line 2 (column 1).
+  CHECK_CONFIG_ERROR("searcher:\n\tname: random\n",
+                     "exp.yaml:2:1: invalid YAML: found a tab in the indentation of line 2, "
+                     "expected spaces: YAML indents with spaces only");
+  // The '{' at 1:11 is never closed; line 2's ':' (column 16, after 'hyperparameters') is
+  // where a ',' or the '}' had to come.
+  CHECK_CONFIG_ERROR("searcher: {name: random, metric: loss\nhyperparameters:\n  x: 1\n",
+                     "exp.yaml:2:16: invalid YAML: found ':', expected ',' or '}' closing the '{' "
+                     "at 1:11");
+  // The '[' at 2:6 is still open when the file ends (line 3, column 1).
+  CHECK_CONFIG_ERROR("hyperparameters:\n  x: [1, 2\n",
+                     "exp.yaml:3:1: invalid YAML: found the end of the file, expected ',' or ']' "
+                     "closing the '[' at 2:6");
+  // 'entrypoint: ' is 12 characters, the value 'python3 train.py --opt a' 24 more: its ': '
+  // is at column 37.
+  CHECK_CONFIG_ERROR("entrypoint: python3 train.py --opt a: b\n",
+                     "exp.yaml:1:37: invalid YAML: found ': ' inside the value 'python3 train.py "
+                     "--opt a: b' of the key 'entrypoint', expected a value without ': ' (quote "
+                     "it: \"python3 train.py --opt a: b\")");
+  // The double quote at 1:13 is never closed: the file ends after 16 characters more (1:30).
+  CHECK_CONFIG_ERROR("entrypoint: \"python3 train.py",
+                     "exp.yaml:1:30: invalid YAML: found the end of the file inside the string "
+                     "that the double quote at 1:13 opens, expected its closing double quote "
+                     "first");
+  // "\d" of a Windows path in double quotes: the backslash is at column 16.
+  CHECK_CONFIG_ERROR("entrypoint: \"C:\\data\\train.py\"\n",
+                     "exp.yaml:1:16: invalid YAML: found '\\d' in a double-quoted string, "
+                     "expected one of YAML's escapes (\\\\, \\\", \\n, \\t, \\xXX, "
+                     "\\uXXXX, ...): write a backslash as '\\\\', or quote with ' (as in "
+                     "'C:\\data')");
+  // A list item at column 1, where the top-level keys are.
+  CHECK_CONFIG_ERROR("searcher:\n  name: random\n- metric: loss\n",
+                     "exp.yaml:3:1: invalid YAML: found a '- ' item at column 1, where the mapping "
+                     "of line 1 has its keys; expected a key at column 3 (as 'name', line 2) or a "
+                     "key at column 1 (as 'searcher', line 1)");
+  // '*defaults' (column 18) names an anchor no '&defaults' defined.
+  CHECK_CONFIG_ERROR("hyperparameters: *defaults\n",
+                     "exp.yaml:1:18: invalid YAML: found the alias '*defaults', expected an anchor "
+                     "'&defaults' defined before it (quote a value that starts with '*')");
+  // 'metric:loss' (line 3, column 3) is text, not a key and its value: the parser fails at
+  // the next key's ':' (4:13), but the cause is the missing space.
+  CHECK_CONFIG_ERROR("searcher:\n  name: random\n  metric:loss\n  max_trials: 4\n",
+                     "exp.yaml:3:3: invalid YAML: found 'metric:loss', which is no 'key: value', "
+                     "expected a space after the key's ':' ('metric: loss')");
+  // Line 1 has no ':' at all; the parser fails at line 2's.
+  CHECK_CONFIG_ERROR("name my_experiment\nsearcher:\n  name: random\n",
+                     "exp.yaml:1:1: invalid YAML: found 'name my_experiment', which is no 'key: "
+                     "value' (it has no ':'), expected a key, ': ' and its value");
+  // A flow list closed with '}' (column 9): the '[' at 1:4 is what is open.
+  CHECK_CONFIG_ERROR(
+      "x: [1, 2}\n",
+      "exp.yaml:1:9: invalid YAML: found '}', expected ',' or ']' closing the '[' at "
+      "1:4");
+}
+
+// Every config cut short at any byte reads as a config or fails with a ConfigError; a YAML
+// syntax error among them says what it found, never in the parser's words.
+TEST_CASE("config: example configs cut short anywhere fail in the config's terms") {
+  const std::vector<std::string_view> parser_words{
+      "illegal",  "not found", "end of map",    "end of sequence", "flow",
+      "scanning", "yaml-cpp",  "unknown token", "cannot assign",   "block scalar:"};
+  std::size_t syntax_errors = 0;
+  for (const char* name : {"examples/random.yaml", "examples/sklearn-digits/config.yaml",
+                           "examples/core-api/pbt.yaml", "examples/rbv2_svm_asha.yaml"}) {
+    std::ifstream file(std::string(HPSEARCH_SOURCE_DIR) + "/" + name);
+    const std::string text((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    REQUIRE(!text.empty());
+    for (std::size_t length = 0; length <= text.size(); ++length) {
+      try {
+        (void)parse(text.substr(0, length));
+      } catch (const ConfigError& e) {
+        const std::string message = e.what();
+        const std::size_t at = message.find("invalid YAML: ");
+        if (at == std::string::npos) continue;
+        ++syntax_errors;
+        INFO(name, " cut at ", length, ": ", message);
+        CHECK(message.starts_with("exp.yaml:"));
+        CHECK(message.compare(at + 14, 6, "found ") == 0);
+        for (const std::string_view words : parser_words)
+          CHECK(message.find(words) == std::string::npos);
+      }
+    }
+  }
+  CHECK(syntax_errors > 0);
 }
 
 TEST_CASE("config: ConfigError keeps the path of the field") {

@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hpsearch/config/catalog.hpp"
+#include "hpsearch/simulator/drive.hpp"
 #include "support/process.hpp"
 
 extern char** environ;
@@ -370,6 +372,261 @@ TEST_CASE("searcher-run: every trial erroring fails the search (exit 1)") {
   CHECK(run.code == 1);
   CHECK(run.out.starts_with("search failed: 1 trials (0 completed, 0 stopped early, 1 errored"));
   CHECK(experiment(dir / "exp")["state"] == "failed");
+  // The end says why: the trial, its exit status and the last lines it wrote (trial.py's mode
+  // always_crash prints "about to fail", then raises RuntimeError, which exits 1).
+  const std::string cause = "the last errored trial, trial 1 (";
+  REQUIRE(run.out.find(cause) != std::string::npos);
+  const std::string end = run.out.substr(run.out.find(cause));
+  CHECK(end.find("): exit code 1; its last lines of output:\n  | ") != std::string::npos);
+  CHECK(end.find("\n  | about to fail\n") != std::string::npos);
+  CHECK(end.find("\n  | RuntimeError: always_crash at x = 0.25\n") != std::string::npos);
+  CHECK(experiment(dir / "exp")["failure"].get<std::string>() + "\n" ==
+        end.substr(0, end.find("details: ")));
+}
+
+// `sampler: auto` in the runner: runner.log's first line says what it chose, and a line says
+// from which trial TPE proposed, as experiment.json's sampler_choice does. The oracle: the
+// journal's events replayed into a fresh searcher in-process; the first create answered while
+// the sampler's snapshot says model "tpe" is TPE's first proposal (the model changes only when
+// a result is observed, before the creates that answer it).
+TEST_CASE("searcher-run: sampler auto says what it chose and from which trial TPE proposed") {
+  const fs::path dir = scratch("auto-sampler");
+  const fs::path config = write_config(dir,
+                                       "  name: random\n  metric: loss\n  max_length: 1\n"
+                                       "  max_trials: 14\n  max_concurrent_trials: 2\n"
+                                       "  sampler: auto\n",
+                                       "  x: {type: double, minval: 0, maxval: 1}\n"
+                                       "  mode: coarse\n",
+                                       "reproducibility: {experiment_seed: 3}\n");
+  const fs::path exp_dir = dir / "exp";
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + exp_dir.string() + "' --slots 2", dir);
+  REQUIRE(run.code == 0);
+  const hpsearch::ExperimentConfig loaded = hpsearch::load_config(config);
+  hpsearch::Searcher searcher = hpsearch::make_searcher(loaded.searcher, loaded.hyperparameters, 3);
+  std::uint64_t created = 0;
+  std::optional<std::uint64_t> first_tpe;
+  std::istringstream journal(journal_text(exp_dir));
+  for (std::string line; std::getline(journal, line) && !first_tpe;) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (!record.contains("in")) continue;  // the runner's own records
+    const nlohmann::json answer = hpsearch::drive_event(searcher, record["in"]);
+    REQUIRE(answer == record["out"]);
+    const bool tpe = searcher.snapshot()["sampler_state"]["model"] == "tpe";
+    for (const nlohmann::json& op : answer.value("operations", nlohmann::json::array())) {
+      if (op["type"] != "create") continue;
+      ++created;
+      if (tpe && !first_tpe) first_tpe = created;
+    }
+  }
+  REQUIRE(first_tpe);  // the coarse loss repeats: TPE took over
+  const nlohmann::json choice = experiment(exp_dir)["sampler_choice"];
+  CHECK(choice["sampler"] == "gp");
+  CHECK(choice["then"] == "tpe");
+  CHECK(choice["then_from_trial"] == *first_tpe);
+  const std::string log = read_file(exp_dir / "runner.log");
+  const std::string first_line = log.substr(0, log.find('\n'));
+  CHECK(first_line.find("started: searcher 'random', sampler 'auto' (chose 'gp', then 'tpe': GP "
+                        "while results vary smoothly") != std::string::npos);
+  CHECK(log.find("sampler 'auto': 'tpe' proposed from trial " + std::to_string(*first_tpe) +
+                 " on (the third repeated result)\n") != std::string::npos);
+}
+
+// The fail-fast rule (docs/runner.md): while no trial has reported anything, the third failed
+// launch of a run is held and nothing more starts; with nothing left running, the run stops.
+TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third failed launch") {
+  const fs::path dir = scratch("misspelled");
+  const fs::path missing = dir / "trian.py";
+  const fs::path config = dir / "config.yaml";
+  std::ofstream(config) << "entrypoint: python3 " << missing.string() << "\n"
+                        << "max_restarts: 5\n"
+                        << "searcher:\n  name: single\n  metric: loss\n  max_length: 2\n"
+                        << "hyperparameters:\n  x: 0.25\n";
+  const fs::path exp = dir / "exp";
+  const Run run =
+      runner("run --config '" + config.string() + "' --dir '" + exp.string() + "' --slots 1", dir);
+  CHECK(run.code == 1);
+  // One slot, one trial: launch, restart 1, restart 2; the third failure is held, not a restart.
+  const nlohmann::json failed = experiment(exp);
+  CHECK(failed["state"] == "failed");
+  REQUIRE(failed["trials"].size() == 1);
+  CHECK(failed["trials"][0]["launches"] == 3);
+  CHECK(failed["trials"][0]["restarts"] == 2);
+  CHECK(failed["trials"][0]["outcome"] == "waiting");
+  // Python's own words for a script that is not there, as the end of the run shows them.
+  const std::string python_says =
+      "can't open file '" + missing.string() + "': [Errno 2] No such file or directory";
+  CHECK(
+      run.out.starts_with("search failed: 1 trials (0 completed, 0 stopped early, 0 errored, 0 "
+                          "with invalid hyperparameters, 1 unfinished)\n"
+                          "stopped early: 3 launches failed and no trial has reported anything"));
+  CHECK(run.out.find("the first to fail, trial 1 (") != std::string::npos);
+  CHECK(run.out.find("): exit code 2; its last lines of output:\n  | ") != std::string::npos);
+  CHECK(run.out.find(python_says + "\n") != std::string::npos);
+  CHECK(run.out.find("trials run as: python3 " + missing.string()) != std::string::npos);
+  CHECK(run.out.find("continue with: searcher-run resume " + fs::absolute(exp).string()) !=
+        std::string::npos);
+  CHECK(failed["failure"].get<std::string>().find(python_says) != std::string::npos);
+  const Run status = runner("status --dir '" + exp.string() + "' --json", dir);
+  const nlohmann::json stopped = nlohmann::json::parse(status.out);
+  CHECK(stopped["state"] == "failed");
+  CHECK(stopped["trials"]["waiting"] == 1);
+  CHECK(stopped["failure"] == failed["failure"]);
+  CHECK(read_file(exp / "runner.log").find("so it is held, not restarted") != std::string::npos);
+
+  // Corrected in the run's copy of the config, the experiment resumes and completes; the two
+  // restarts it used stay recorded.
+  std::ofstream(exp / "config.yaml") << "entrypoint: python3 " << kTrial << "\n"
+                                     << "max_restarts: 5\n"
+                                     << "searcher:\n  name: single\n  metric: loss\n"
+                                     << "  max_length: 2\nhyperparameters:\n  x: 0.25\n";
+  const Run resumed = runner("resume '" + exp.string() + "'", dir);
+  CHECK(resumed.code == 0);
+  const nlohmann::json done = experiment(exp);
+  CHECK(done["state"] == "completed");
+  CHECK(done["trials"][0]["outcome"] == "completed");
+  CHECK(done["trials"][0]["restarts"] == 2);
+  CHECK(done["trials"][0]["launches"] == 4);
+  REQUIRE(done["trials"][0]["validations"].size() == 1);
+  check_metrics(done);
+  CHECK(!done.contains("failure"));
+}
+
+TEST_CASE("searcher-run: with several slots a command that fails at once stops within slots") {
+  const fs::path dir = scratch("misspelled-slots");
+  const fs::path config = dir / "config.yaml";
+  std::ofstream(config) << "entrypoint: python3 " << (dir / "trian.py").string() << "\n"
+                        << "searcher:\n  name: random\n  metric: loss\n  max_length: 2\n"
+                        << "  max_trials: 8\n  max_concurrent_trials: 3\n"
+                        << "hyperparameters:\n  x: {type: double, minval: 0, maxval: 1}\n";
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 3",
+      dir);
+  CHECK(run.code == 1);
+  // The third failure holds every launch; at most the two others running then end too.
+  std::uint64_t launches = 0;
+  const nlohmann::json exp = experiment(dir / "exp");
+  for (const nlohmann::json& t : exp["trials"]) launches += t["launches"].get<std::uint64_t>();
+  CHECK(launches >= 3);
+  CHECK(launches <= 5);
+  CHECK(run.out.find("launches failed and no trial has reported anything") != std::string::npos);
+}
+
+// Once a trial has reported, failures get Determined's max_restarts again: a failure held
+// while none had reported is handled as usual when one does.
+TEST_CASE("searcher-run: a held failure is released by a report and keeps every restart") {
+  const fs::path dir = scratch("held-released");
+  const fs::path config = write_config(
+      dir, "  name: grid\n  metric: loss\n  max_length: 2\n  max_concurrent_trials: 2\n",
+      "  x: 0.25\n  mode: {type: categorical, vals: [report_after_hold, always_crash]}\n",
+      "max_restarts: 5\n");
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
+  CHECK(run.code == 0);
+  const nlohmann::json exp = experiment(dir / "exp");
+  CHECK(exp["state"] == "completed");
+  REQUIRE(exp["trials"].size() == 2);
+  for (const nlohmann::json& t : exp["trials"]) {
+    if (t["hparams"]["mode"] == "always_crash") {
+      CHECK(t["outcome"] == "errored");
+      CHECK(t["restarts"] == 5);
+      CHECK(t["launches"] == 6);
+    } else {
+      CHECK(t["outcome"] == "completed");
+    }
+  }
+  const std::string log = read_file(dir / "exp" / "runner.log");
+  const std::size_t held = log.find("3 launches have failed and no trial has reported anything");
+  REQUIRE(held != std::string::npos);
+  CHECK(log.find("a trial has reported: the 1 held failure(s) are handled as any failure", held) !=
+        std::string::npos);
+  CHECK(log.find("it has used its 5 restarts, so it is reported as errored", held) !=
+        std::string::npos);
+}
+
+// Every file under `dir` with its size and modification time: what a read-only command must
+// leave as it found it.
+std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> files_under(
+    const fs::path& dir) {
+  std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> files;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+    files[e.path().string()] = {e.is_regular_file() ? e.file_size() : 0, e.last_write_time()};
+  }
+  return files;
+}
+
+// `status` reads a run directory as it stands: live (a runner holds it), paused (killed), and
+// ended; it takes no lock and writes nothing. The oracles: the trial's formula for the best
+// metric it shows, and the runner's own experiment.json (its outcomes, its best) at the end.
+TEST_CASE("searcher-run status: running, paused after a kill, completed, read-only") {
+  const fs::path dir = scratch("status");
+  // The hang_once trial sleeps at length 2 of its first launch: it is running whenever status
+  // looks during the first run; relaunched by resume, it completes.
+  const fs::path config = write_config(
+      dir, "  name: grid\n  metric: loss\n  max_length: 3\n  max_concurrent_trials: 2\n",
+      "  x: 0.25\n  mode: {type: categorical, vals: [ok, hang_once]}\n");
+  const fs::path exp_dir = dir / "exp";
+  const auto status = [&] {
+    const Run run = runner("status --dir '" + exp_dir.string() + "' --json", dir);
+    REQUIRE(run.code == 0);
+    return nlohmann::json::parse(run.out);
+  };
+  nlohmann::json live;
+  (void)run_and_kill_when(
+      config.string(), dir, {"--slots", "2"},
+      [&] {
+        if (!fs::exists(exp_dir / "journal.jsonl") ||
+            journal_text(exp_dir).find("validation_completed") == std::string::npos)
+          return false;
+        live = status();  // beside the live runner, which goes on undisturbed
+        return true;
+      },
+      SIGKILL);
+  REQUIRE(live.is_object());
+  CHECK(live["state"] == "running");
+  CHECK(live["runner_pid"].is_number_integer());
+  CHECK(live["trials"]["total"] == 2);
+  CHECK(live["trials"]["running"].get<int>() >= 1);
+  REQUIRE(live["best"].is_object());
+  const double x = live["best"]["hparams"]["x"].get<double>();
+  const double length = live["best"]["length"].get<double>();
+  CHECK(live["best"]["metric"].get<double>() ==
+        doctest::Approx((x - 0.3) * (x - 0.3) + 1.0 / length));
+
+  // Killed: nobody holds it, and looking changes nothing in it.
+  const auto before = files_under(exp_dir);
+  const nlohmann::json paused = status();
+  CHECK(files_under(exp_dir) == before);
+  CHECK(paused["state"] == "paused");
+  CHECK(paused["runner_pid"].is_null());
+  CHECK(paused["trials"]["running"] == 0);
+  const Run text = runner("status --dir '" + exp_dir.string() + "'", dir);
+  CHECK(text.out.starts_with("experiment in " + fs::absolute(exp_dir).string() +
+                             ": paused (no runner holds it; continue it with: searcher-run "
+                             "resume "));
+
+  REQUIRE(runner("resume '" + exp_dir.string() + "'", dir).code == 0);
+  const nlohmann::json done = status();
+  const nlohmann::json exp = experiment(exp_dir);
+  CHECK(done["state"] == "completed");
+  const auto counts = outcomes(exp);
+  CHECK(done["trials"]["total"] == exp["trials"].size());
+  CHECK(done["trials"]["completed"] == (counts.contains("completed") ? counts.at("completed") : 0));
+  CHECK(done["trials"]["failed"] == 0);
+  CHECK(done["trials"]["waiting"] == 0);
+  // The best metric and its length are the run's; on a tie (both trials have x = 0.25) status
+  // names the first trial to reach it, as the web UI does, and its validation says so.
+  CHECK(done["best"]["metric"] == exp["best"]["metric"]);
+  CHECK(done["best"]["length"] == exp["best"]["length"]);
+  const nlohmann::json& named = exp["trials"][done["best"]["trial"].get<std::size_t>() - 1];
+  CHECK(named["hparams"] == done["best"]["hparams"]);
+  CHECK(named["validations"].back()["metric"] == done["best"]["metric"]);
+
+  // Not an experiment directory: said, exit 2.
+  const Run none = runner("status --dir '" + dir.string() + "'", dir);
+  CHECK(none.code == 2);
+  CHECK(none.err.find("is not an experiment directory (no run.json)") != std::string::npos);
 }
 
 TEST_CASE("searcher-run: invalid hyperparameters are replaced as random search says") {

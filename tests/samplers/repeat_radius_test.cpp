@@ -118,14 +118,17 @@ TEST_CASE("auto: GP until the radius is known, then TPE, each proposal is that m
   Rng rng_hand(11);
   std::vector<double> point(2);
   bool switched = false;
+  std::optional<std::uint32_t> first_tpe;  // the trial the hand-run rule first gives TPE
   for (std::uint32_t t = 0; t < 40; ++t) {
     const bool use_tpe = tpe.store().repeat_radius() > 0;
     CHECK(std::string(automatic.model()) == (use_tpe ? "tpe" : "gp"));
+    CHECK(automatic.tpe_from_trial() == first_tpe);  // none until TPE has proposed
     nlohmann::json expected;
     if (use_tpe) {
       expected = tpe.propose(rng_hand, t);
       gp.record(t, expected);
       switched = true;
+      if (!first_tpe) first_tpe = t;
     } else {
       expected = gp.propose(rng_hand, t);
       tpe.record(t, expected);
@@ -139,11 +142,26 @@ TEST_CASE("auto: GP until the radius is known, then TPE, each proposal is that m
     tpe.observe(t, 1, value);
   }
   CHECK(switched);
+  REQUIRE(first_tpe);
+  CHECK(*first_tpe > 0);
+  CHECK(automatic.tpe_from_trial() == first_tpe);
   // A snapshot restores into a fresh sampler that continues identically.
   AutoSampler restored(space);
   restored.restore_state(automatic.state());
   CHECK(restored == automatic);
+  CHECK(restored.tpe_from_trial() == first_tpe);
   CHECK(automatic.state()["model"] == "tpe");
+  CHECK(automatic.state()["tpe_from_trial"] == *first_tpe);
+  // A state written before tpe_from_trial was kept restores with it unknown; a bad one is
+  // refused naming the field.
+  nlohmann::json older = automatic.state();
+  older.erase("tpe_from_trial");
+  restored.restore_state(older);
+  CHECK(!restored.tpe_from_trial());
+  nlohmann::json bad = automatic.state();
+  bad["tpe_from_trial"] = -1;
+  CHECK_THROWS_WITH_AS(restored.restore_state(bad),
+                       doctest::Contains("sampler_state.tpe_from_trial"), ProtocolError);
   CHECK_THROWS_AS(restored.restore_state(TpeSampler(space, TpeConfig{}).state()), ProtocolError);
 }
 
@@ -159,6 +177,8 @@ TEST_CASE("auto: GP throughout where no result repeats") {
     automatic.observe(t, 1, (point[0] - 0.3) * (point[0] - 0.3));  // smooth: no repeats
     CHECK(std::string(automatic.model()) == "gp");
   }
+  CHECK(!automatic.tpe_from_trial());
+  CHECK(automatic.state()["tpe_from_trial"].is_null());
 }
 
 TEST_CASE("auto: TPE from the first trial where the space has an int, GP where it has none") {
@@ -189,6 +209,7 @@ TEST_CASE("auto: TPE from the first trial where the space has an int, GP where i
     tpe.observe(t, 1, value);
   }
   CHECK(tpe.store().repeat_radius() == 0);
+  CHECK(automatic.tpe_from_trial() == 0u);  // TPE from the first trial
   AutoSampler restored(space);
   restored.restore_state(automatic.state());
   CHECK(restored == automatic);

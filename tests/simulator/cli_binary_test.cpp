@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hpsearch/config/catalog.hpp"
+#include "hpsearch/simulator/drive.hpp"
 #include "support/process.hpp"
 
 namespace {
@@ -311,6 +313,76 @@ TEST_CASE("searcher-sim preview --json says which sampler `auto` lets propose") 
   CHECK(smooth["sampler"] == "gp");
   CHECK(smooth["then"] == "tpe");
   CHECK(choice("named.yaml", "tpe", "  a: {type: double, minval: 0, maxval: 1}\n").is_null());
+}
+
+// The oracle for "from which trial": the searcher replayed from the run's trace, event by
+// event, in-process; the first create answered while the auto sampler's model (its snapshot's
+// sampler_state.model) says "tpe" is TPE's first proposal: the model changes only when a
+// result is observed, which comes before the creates it answers.
+std::optional<std::uint64_t> first_tpe_create(const std::string& config_path, std::uint32_t seed,
+                                              const fs::path& trace) {
+  const hpsearch::ExperimentConfig config = hpsearch::load_config(config_path);
+  hpsearch::Searcher searcher =
+      hpsearch::make_searcher(config.searcher, config.hyperparameters, seed);
+  std::uint64_t created = 0;
+  for (const std::string& line : lines_of(read_file(trace))) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (!record.contains("in")) continue;  // a worker's launch or exit
+    const nlohmann::json answer = hpsearch::drive_event(searcher, record.at("in"));
+    const bool tpe = searcher.snapshot()["sampler_state"]["model"] == "tpe";
+    for (const nlohmann::json& op : answer.value("operations", nlohmann::json::array())) {
+      if (op["type"] != "create") continue;
+      ++created;
+      if (tpe) return created;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("searcher-sim run says what `auto` chose and from which trial TPE proposed") {
+  // rbv2-glmnet is a table (results repeat): GP, then TPE; MF-Branin is smooth: GP throughout.
+  const auto with_auto = [](const std::string& name, const std::string& example_name) {
+    std::string text = read_file(example(example_name));
+    text.replace(text.find("\nsearcher:\n"), 11, "\nsearcher:\n  sampler: auto\n");
+    return write_config(name, text);
+  };
+  const std::string table = with_auto("glmnet-auto.yaml", "rbv2_glmnet_asha.yaml");
+  const std::string out_dir = (scratch() / "glmnet-auto-out").string();
+  const Run json = run("run --json --config '" + table +
+                       "' --workload rbv2-glmnet --workers 4 --out '" + out_dir + "'");
+  REQUIRE(json.code == 0);
+  const nlohmann::json result = nlohmann::json::parse(json.out);
+  const nlohmann::json choice = result["sampler_choice"];
+  CHECK(choice["sampler"] == "gp");
+  CHECK(choice["then"] == "tpe");
+  const std::optional<std::uint64_t> expected = first_tpe_create(
+      table, result["seed"].get<std::uint32_t>(), fs::path(out_dir) / "trace.jsonl");
+  REQUIRE(expected);
+  CHECK(choice["then_from_trial"] == *expected);
+  const Run text = run("run --config '" + table + "' --workload rbv2-glmnet --workers 4");
+  CHECK(text.out.find("\nSampler 'auto' chose 'gp', then 'tpe': GP while results vary smoothly") !=
+        std::string::npos);
+  CHECK(text.out.find("\n'tpe' proposed from trial " + std::to_string(*expected) +
+                      " on (the third repeated result)\n") != std::string::npos);
+  // Byte-identical when run again (nothing from the clock).
+  CHECK(run("run --config '" + table + "' --workload rbv2-glmnet --workers 4").out == text.out);
+
+  const std::string smooth = with_auto("branin-auto.yaml", "branin_asha.yaml");
+  const std::string smooth_dir = (scratch() / "branin-auto-out").string();
+  const Run smooth_json = run("run --json --config '" + smooth +
+                              "' --workload mf-branin --workers 4 --out '" + smooth_dir + "'");
+  REQUIRE(smooth_json.code == 0);
+  const nlohmann::json smooth_result = nlohmann::json::parse(smooth_json.out);
+  CHECK(!first_tpe_create(smooth, smooth_result["seed"].get<std::uint32_t>(),
+                          fs::path(smooth_dir) / "trace.jsonl"));
+  CHECK(smooth_result["sampler_choice"]["then_from_trial"].is_null());
+  CHECK(run("run --config '" + smooth + "' --workload mf-branin --workers 4")
+            .out.find("\n'tpe' never took over (fewer than three results repeated)\n") !=
+        std::string::npos);
+  // A sampler named outright: no sampler_choice.
+  const Run named = run("run --json --config '" + example("branin_asha.yaml") +
+                        "' --workload mf-branin --workers 4");
+  CHECK(!nlohmann::json::parse(named.out).contains("sampler_choice"));
 }
 
 TEST_CASE("searcher-sim preview of ASHA examples") {

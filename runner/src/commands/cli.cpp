@@ -17,20 +17,12 @@ namespace hpsearch {
 namespace runner_cli {
 
 const std::vector<const Command*>& commands() {
-  static const std::vector<const Command*> all{&run_command(),
-                                               &resume_command(),
-                                               &store::create_command(),
-                                               &store::ls_command(),
-                                               &store::describe_command(),
-                                               &store::pause_command(),
-                                               &store::activate_command(),
-                                               &store::kill_command(),
-                                               &store::delete_command(),
-                                               &store::trial_command(),
-                                               &store::checkpoint_command(),
-                                               &store::model_command(),
-                                               &store::ui_command(),
-                                               &store::searcher_command()};
+  static const std::vector<const Command*> all{
+      &run_command(),           &resume_command(),          &status_command(),
+      &store::create_command(), &store::ls_command(),       &store::describe_command(),
+      &store::pause_command(),  &store::activate_command(), &store::kill_command(),
+      &store::delete_command(), &store::trial_command(),    &store::checkpoint_command(),
+      &store::model_command(),  &store::ui_command(),       &store::searcher_command()};
   return all;
 }
 
@@ -51,8 +43,8 @@ std::string command_list(const std::vector<const Command*>& commands) {
 
 std::string main_help() {
   const std::vector<const Command*>& all = runner_cli::commands();
-  const std::vector<const Command*> runs(all.begin(), all.begin() + 2);
-  const std::vector<const Command*> store(all.begin() + 2, all.end());
+  const std::vector<const Command*> runs(all.begin(), all.begin() + 3);  // run, resume, status
+  const std::vector<const Command*> store(all.begin() + 3, all.end());
   return "searcher-run: run a hyperparameter search with real training processes, on this machine "
          "or\n"
          "as Slurm jobs (--launcher slurm).\n"
@@ -82,7 +74,10 @@ trial's PYTHONPATH automatically), which does that for it. See docs/runner.md.
 A trial whose operation is done and which has no next one is paused: it checkpoints and
 exits, freeing its slot, and is relaunched from its checkpoint if the searcher wants more. A
 trial that exits non-zero or breaks the protocol is restarted from its latest checkpoint, up
-to the config's max_restarts (default 5), then reported to the searcher as errored.
+to the config's max_restarts (default 5), then reported to the searcher as errored. Until a
+trial has reported anything, the third failed launch stops the run once nothing running is
+left to report (a misspelled entrypoint fails fast): it names the trial, its exit status and
+its last lines of output; correct DIR/config.yaml and `resume` continues.
 
 Every event and the operations it caused are appended to DIR/journal.jsonl (synced to disk
 each time) and the state is snapshotted to DIR/snapshot.json, so `resume` continues a run that
@@ -99,10 +94,11 @@ metrics and outcome; DIR/runner.log has the log.
          "Exit codes: " +
          std::to_string(cli::kExitOk) + " the search completed, " +
          std::to_string(cli::kExitFailure) +
-         " it failed (every trial errored) or the runner could not\n"
-         "go on, " +
+         " it failed (every trial errored, or the trial command\n"
+         "failed before any report) or the runner could not go on, " +
          std::to_string(cli::kExitUsage) +
-         " bad command line or config, 130 (SIGINT) or 143 (SIGTERM) paused: resume continues.\n";
+         " bad command line or config,\n"
+         "130 (SIGINT) or 143 (SIGTERM) paused: resume continues.\n";
 }
 
 const Command* find_command(const std::string& name) {

@@ -34,6 +34,7 @@ struct Command {
 
 const Command& run_command();     // run_command.cpp
 const Command& resume_command();  // resume_command.cpp
+const Command& status_command();  // status_command.cpp
 
 /// Every subcommand, in the order the main help lists them (cli.cpp).
 [[nodiscard]] const std::vector<const Command*>& commands();

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <ctime>
 #include <fstream>
+#include <string_view>
 
 #include "engine/checkpoint_storage.hpp"
 #include "engine/custom_exchange.hpp"
@@ -109,6 +110,10 @@ Experiment::Experiment(const fs::path& directory, ExperimentConfig config, RunSe
         "a trial (e.g. entrypoint: python3 train.py)");
   }
   read_run_settings_from_document();
+  if (!custom()) {
+    sampler_choice_ =
+        choose_sampler(config_.searcher.sampler, config_.searcher.method, config_.hyperparameters);
+  }
   const nlohmann::json& entry = *config_.entrypoint;
   if (entry.is_string()) {
     command_ = entry.get<std::string>();
@@ -197,7 +202,11 @@ bool Experiment::write_to_trial(std::uint32_t i, std::string line, bool reply) {
 void Experiment::begin() {
   const SearcherSettings& searcher = config_.searcher;
   report_.note("started: searcher '" + method_name(searcher.method) + "', sampler '" +
-               sampler_name(searcher.sampler) + "', metric '" + searcher.metric + "', max_length " +
+               sampler_name(searcher.sampler) + "'" +
+               (sampler_choice_.reason.empty() ? std::string()
+                                               : " (chose " + chosen_sampler_text(sampler_choice_) +
+                                                     ": " + sampler_choice_.reason + ")") +
+               ", metric '" + searcher.metric + "', max_length " +
                std::to_string(searcher.max_length.units) + ", seed " +
                std::to_string(settings_.seed) + ", " + std::to_string(options_.slots) +
                " slot(s), trials run as: " + command_);
@@ -219,6 +228,10 @@ RunOutcome Experiment::run() {
     launch_waiting();
     if (supervisor_.running() == 0) {
       if (shut_down_ || interrupted_) break;
+      if (!held_failures_.empty()) {  // fail fast: nothing running is left to report
+        stopped_before_reports_ = true;
+        break;
+      }
       // A custom search waits for its method's client, which may take its time.
       if (!supervisor_.waiting() && !custom()) {
         throw RunnerError(
@@ -295,14 +308,39 @@ RunOutcome Experiment::run() {
   write_state();
   report_.clear_status();
   const bool paused = interrupted_ && !shut_down_;
-  if (custom()) {
-    publish_custom_events(paused ? "paused" : shutdown_.failure ? "failed" : "completed");
-  }
-  report_.summary(paused, shutdown_.failure, trials_, options_.continue_command);
-  return {paused              ? RunEnd::kInterrupted
-          : shutdown_.failure ? RunEnd::kFailed
-                              : RunEnd::kCompleted,
+  const bool failed = shutdown_.failure || stopped_before_reports_;
+  if (custom()) publish_custom_events(paused ? "paused" : failed ? "failed" : "completed");
+  report_.summary(paused, failed, trials_, options_.continue_command,
+                  failed ? failure_cause() : "");
+  return {paused   ? RunEnd::kInterrupted
+          : failed ? RunEnd::kFailed
+                   : RunEnd::kCompleted,
           interrupted_};
+}
+
+std::string Experiment::failure_cause() const {
+  if (stopped_before_reports_) {
+    const std::uint32_t i = *first_failure_;
+    return "stopped early: " + std::to_string(unreported_failures_) +
+           " launches failed and no trial has reported anything: the trial command itself "
+           "is likely at fault (docs/runner.md, \"A trial command that fails before its first "
+           "report\")\nthe first to fail, " +
+           report_.failure_text(i, trials_[i]) + "\ntrials run as: " + command_ + " (in " +
+           settings_.context.string() + ")\n" +
+           (options_.continue_command.empty()
+                ? "nothing recorded is lost: correct the entrypoint (or what it needs) in " +
+                      (directory_ / "config.yaml").string() +
+                      ", the run's copy of the config, then continue with: searcher-run resume " +
+                      directory_.string()
+                : "nothing recorded is lost: correct the entrypoint (or what it needs) and "
+                  "create the experiment again");
+  }
+  for (std::uint32_t i = static_cast<std::uint32_t>(trials_.size()); i-- > 0;) {
+    const TrialRecord& t = trials_[i];
+    if (t.exit_reason == ExitedReason::kErrored && t.last_failure.is_object())
+      return "the last errored trial, " + report_.failure_text(i, t);
+  }
+  return "";
 }
 
 void Experiment::feed_initial() {
@@ -403,6 +441,7 @@ void Experiment::apply(const std::vector<Operation>& ops) {
     }
   }
   if (replaying_) return;  // the journal holds the trial_created records that followed
+  if (!created.empty()) note_sampler_switch();
   // A created trial exists at once (its directory is made when it first launches).
   for (const RequestId& id : created) feed(TrialCreated{id});
   while (!dirty_.empty()) {
@@ -466,6 +505,21 @@ RequestId Experiment::parse_id(const nlohmann::json& j) {
   return *id;
 }
 
+std::optional<std::uint64_t> Experiment::sampler_switch() const {
+  if (sampler_choice_.then.empty()) return std::nullopt;
+  return sampler_switch_trial(sampler_choice_, searcher_.searcher().sampler());
+}
+
+void Experiment::note_sampler_switch() {
+  if (sampler_switch_noted_) return;
+  const std::optional<std::uint64_t> trial = sampler_switch();
+  if (!trial) return;
+  sampler_switch_noted_ = true;
+  report_.log("sampler 'auto': " +
+              sampler_switch_text(sampler_choice_, trial_id(static_cast<std::uint32_t>(*trial - 1)),
+                                  false));
+}
+
 void Experiment::write_state() {
   searcher_.sync_written();  // the snapshot's seq counts records: they are on disk first
   nlohmann::json trials = nlohmann::json::array();
@@ -482,7 +536,8 @@ void Experiment::write_state() {
                   : nlohmann::json(nullptr)}};
   write_file_atomically(directory_ / "snapshot.json", snapshot.dump() + '\n');
   searcher_.snapshot_taken();
-  const char* state = shut_down_ ? (shutdown_.failure ? "failed" : "completed")
+  const char* state = shut_down_                ? (shutdown_.failure ? "failed" : "completed")
+                      : stopped_before_reports_ ? "failed"
                       : interrupted_ && supervisor_.running() == 0 ? "paused"
                                                                    : "running";
   decisions_.run_syncs = searcher_.syncs();
@@ -491,7 +546,11 @@ void Experiment::write_state() {
   for (std::uint32_t i = 0; i < trials_.size(); ++i)
     experiment["trials"][i]["metrics"] = metrics_.summary(i);
   experiment["checkpoint_storage"] = storage_.string();
+  if (!sampler_choice_.reason.empty())
+    experiment["sampler_choice"] = sampler_choice_json(sampler_choice_, sampler_switch());
   if (!plots_.is_null()) experiment["plots"] = plots_;
+  if (std::string_view(state) == "failed")
+    experiment["failure"] = failure_cause();  // not "error": the web UI reads that as damage
   write_file_atomically(directory_ / "experiment.json", experiment.dump(2) + '\n');
 }
 

@@ -27,6 +27,7 @@
 
 #include "engine/journaled_searcher.hpp"
 #include "engine/report.hpp"
+#include "engine/run_directory.hpp"
 #include "engine/trial_metrics.hpp"
 #include "engine/trial_record.hpp"
 #include "hpsearch/config/config.hpp"
@@ -51,7 +52,8 @@ struct LaunchState {
   bool invalid_reported = false;
   std::string broke_protocol;  // why it was stopped for a protocol error, if it was
   bool silent = false;         // killed for saying nothing for --trial-timeout
-  std::uint64_t slot = 0;      // the supervisor's slot it runs in (journaled, for the web UI)
+  bool held = false;       // its failure waits for a report from another trial (fail fast: failed)
+  std::uint64_t slot = 0;  // the supervisor's slot it runs in (journaled, for the web UI)
 };
 
 // checkpoint_storage's save policy (Determined's defaults).
@@ -98,9 +100,6 @@ void save_run_settings(const fs::path& directory, const RunnerOptions& options,
                        const std::string& channel, const fs::path& checkpoint_storage);
 
 // `body`, with a DiskError turned into the RunnerError that says what to do (run_settings.cpp).
-// The error for a directory without run.json given where an experiment's is expected: it says
-// whether the path is there at all.
-RunnerSetupError no_experiment_in(const fs::path& directory);
 
 RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOptions& options,
                                    const std::function<RunOutcome()>& body);
@@ -268,7 +267,20 @@ class Experiment final : private SupervisorListener {
   void on_exited(std::uint32_t i, const ExitStatus& status) override;
 
   // A trial process failed: restart from its checkpoint, or give up after max_restarts.
-  void failed(std::uint32_t i, const std::string& why);
+  // `tail`: its last lines of output, kept with `why` in its record (last_failure).
+  void failed(std::uint32_t i, const std::string& why, const std::vector<std::string>& tail);
+
+  // Fail fast (docs/runner.md, "A trial command that fails before its first report"): while no
+  // trial of the experiment has reported anything, the kFailuresBeforeHold-th failed launch
+  // of this run and every one after it is held rather than restarted, and nothing more is
+  // launched. A report from a trial still running releases them (each handled as failed()
+  // handles any failure); when nothing is left running, the run stops (run()). True: held.
+  bool held_before_any_report(std::uint32_t i, const std::string& why);
+  // The first report of the experiment: the rule no longer applies; held failures go on.
+  void first_report();
+  // The error a failed run ends with: why it stopped before any report, or how the last
+  // trial to fail failed (its status and last lines of output). Empty if none failed.
+  std::string failure_cause() const;
 
   // ---- bookkeeping and output ----------------------------------------------------------------
 
@@ -350,6 +362,26 @@ class Experiment final : private SupervisorListener {
   nlohmann::json plots_;               // the SVG files drawn when the run ended
   // Processes per trial: the launcher in the entrypoint starts them.
   std::uint64_t slots_per_trial_ = 1;
+  // Fail fast (held_before_any_report). A small number: one or two failures may be one bad
+  // configuration or a passing fault, three with not one report is the command itself.
+  static constexpr std::uint32_t kFailuresBeforeHold = 3;
+  bool reported_ = false;                       // a trial of the experiment has reported something
+  std::uint32_t unreported_failures_ = 0;       // failed launches of this run before any report
+  std::optional<std::uint32_t> first_failure_;  // the first of them: its trial
+  struct HeldFailure {
+    std::uint32_t trial;
+    std::string why;
+  };
+  std::vector<HeldFailure> held_failures_;
+  bool stopped_before_reports_ = false;  // the run ended by that rule
+  // `sampler: auto`: what it chose (empty reason for a sampler named outright or a custom
+  // search), and whether runner.log has said from which trial TPE took over.
+  SamplerChoice sampler_choice_;
+  bool sampler_switch_noted_ = false;
+  // The trial (1-based creation number) from which auto's TPE proposed, if it took over.
+  std::optional<std::uint64_t> sampler_switch() const;
+  // Says in runner.log when auto's TPE has just taken over (after a create).
+  void note_sampler_switch();
 };
 
 }  // namespace hpsearch::runner_detail

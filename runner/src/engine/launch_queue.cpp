@@ -89,6 +89,7 @@ void Experiment::reconcile(std::uint32_t i) {
     }
     return;
   }
+  if (l.held) return;  // its failure is handled when a trial reports (first_report)
   if (t.exit_reason || (t.close_requested && !t.target)) {
     feed(TrialClosed{t.id});
   } else if (t.target && !interrupted_) {
@@ -145,7 +146,8 @@ bool Experiment::send(std::uint32_t i, const TrialCommand& command) {
 }
 
 void Experiment::launch_waiting() {
-  if (interrupted_) return;
+  // Held failures (fail fast, held_before_any_report): nothing starts until a report.
+  if (interrupted_ || !held_failures_.empty()) return;
   supervisor_.launch_waiting(
       [this](std::uint32_t i) { return prepare_launch(i); },
       [this](std::uint32_t i, long) {
@@ -173,7 +175,7 @@ void Experiment::launch_waiting() {
       },
       [this](std::uint32_t i, const std::string& why) {
         report_.log(name(i) + " could not be started: " + why);
-        failed(i, "could not be started");
+        failed(i, "it could not be started: " + why, {});
       });
 }
 

@@ -66,10 +66,17 @@ void Experiment::recover() {
   searcher_.open(directory_ / "journal.jsonl");
   for (std::uint32_t i = 0; i < trials_.size(); ++i) {
     metrics_.load(i, report_.trial_directory(i, trials_[i]) / "metrics.jsonl");
+    // What the experiment recorded says whether a trial has ever reported (fail fast).
+    const TrialRecord& t = trials_[i];
+    if (!t.validations.empty() || t.checkpoint || !metrics_.curve(i).empty() ||
+        t.exit_reason == ExitedReason::kInvalidHp)
+      reported_ = true;
   }
   report_.log("resumed: " + std::to_string(trials_.size()) + " trials, " +
               std::to_string(replayed) + " journal records replayed after the snapshot (record " +
               std::to_string(searcher_.snapshot_seq()) + "), every answer identical");
+  // Said when it happened, in the run that saw it.
+  sampler_switch_noted_ = sampler_switch().has_value();
   if (!started_) feed_initial();
   // A crash between journaling a create and its trial_created leaves a trial the searcher
   // has not heard of yet: tell it now, as the live run would have.

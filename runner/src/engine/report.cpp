@@ -54,6 +54,13 @@ std::string wall_clock_stamp() {
 
 }  // namespace
 
+std::string shown_output_tail(const std::vector<std::string>& tail) {
+  if (tail.empty()) return "; it wrote no output";
+  std::string shown = "; its last lines of output:";
+  for (const std::string& line : tail) shown += "\n  | " + line;
+  return shown;
+}
+
 Report::Report(const ExperimentConfig& config, fs::path directory, std::uint32_t seed,
                bool terminal, std::ostream& out, std::ostream& err,
                std::function<bool(std::uint32_t)> running,
@@ -160,6 +167,15 @@ std::string Report::trial_name(std::uint32_t index, const TrialRecord& trial) co
   return "trial " + std::to_string(trial_id_(index)) + " (" + trial.id.to_string() + ")";
 }
 
+std::string Report::failure_text(std::uint32_t index, const TrialRecord& trial) const {
+  const nlohmann::json& failure = trial.last_failure;
+  std::vector<std::string> tail;
+  if (failure.contains("output_tail"))
+    tail = failure["output_tail"].get<std::vector<std::string>>();
+  return trial_name(index, trial) + ": " + failure.value("status", std::string("failed")) +
+         shown_output_tail(tail);
+}
+
 nlohmann::json Report::experiment_json(const char* state, const std::deque<TrialRecord>& trials,
                                        double progress, const DecisionStats& decisions) const {
   nlohmann::json list = nlohmann::json::array();
@@ -222,7 +238,7 @@ void Report::clear_status() {
 }
 
 void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
-                     const std::string& continue_command) {
+                     const std::string& continue_command, const std::string& error) {
   const OutcomeCounts c = counts(trials);
   std::ostringstream text;
   if (interrupted) {
@@ -235,7 +251,10 @@ void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord
   } else {
     text << "search " << (failed ? "failed" : "completed") << ": " << trials.size() << " trials ("
          << c.completed << " completed, " << c.stopped << " stopped early, " << c.errored
-         << " errored, " << c.invalid << " with invalid hyperparameters)\n";
+         << " errored, " << c.invalid << " with invalid hyperparameters"
+         << (c.waiting + c.paused > 0 ? ", " + std::to_string(c.waiting + c.paused) + " unfinished"
+                                      : std::string())
+         << ")\n";
     if (const auto b = best(trials)) {
       const TrialRecord& t = trials[b->trial];
       const Validation& v = t.validations[b->validation];
@@ -244,6 +263,7 @@ void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord
            << "\n  hyperparameters " << json_line(t.hparams) << "\n  checkpoint "
            << (t.checkpoint ? t.checkpoint->path : std::string("(none)")) << '\n';
     }
+    if (failed && !error.empty()) text << error << '\n';
     text << "details: " << (directory_ / "experiment.json").string() << '\n';
   }
   out_ << text.str();

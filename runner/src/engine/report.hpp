@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/trial_record.hpp"
 #include "hpsearch/config/config.hpp"
@@ -47,6 +48,10 @@ struct OutcomeCounts {
                 invalid = 0;
 };
 
+/// A trial's last lines of output as the log and the summary show them: `; its last lines of
+/// output:` and each line after `\n  | `, or `; it wrote no output`.
+std::string shown_output_tail(const std::vector<std::string>& tail);
+
 class Report {
  public:
   /// `running(i)` says whether trial i has a process; `trial_id(i)` is its id (in the
@@ -58,6 +63,9 @@ class Report {
 
   /// How the log names trial i: `trial ID (REQUEST_ID)`.
   [[nodiscard]] std::string trial_name(std::uint32_t index, const TrialRecord& trial) const;
+  /// How trial i last failed, from its last_failure: `trial ID (REQUEST_ID): exit code 2; its
+  /// last lines of output:` and the lines, each on its own line after `  | `.
+  [[nodiscard]] std::string failure_text(std::uint32_t index, const TrialRecord& trial) const;
 
   /// A line in runner.log (with the time) and on stderr.
   void log(const std::string& line);
@@ -93,9 +101,10 @@ class Report {
   void clear_status();
 
   /// Prints how the search ended (or that it was paused) on stdout.
-  /// The end of a run; a paused one names `continue_command` (empty: `searcher-run resume DIR`).
+  /// The end of a run; a paused one names `continue_command` (empty: `searcher-run resume DIR`);
+  /// a failed one says `error` (why it failed) before where the details are.
   void summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
-               const std::string& continue_command);
+               const std::string& continue_command, const std::string& error);
 
  private:
   const ExperimentConfig& config_;

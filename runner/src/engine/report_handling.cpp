@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "hpsearch/searcher/json_lines.hpp"
 #include "hpsearch/searcher/json_number.hpp"
@@ -36,10 +37,12 @@ std::vector<std::string> output_tail(const fs::path& log, std::size_t lines) {
 
 void Experiment::on_report(std::uint32_t i, const std::string& line) {
   if (launches_[i].broke_protocol.empty()) handle_report(i, line);
+  if (!reported_) first_report();
 }
 
 void Experiment::on_oversized_report(std::uint32_t i, const std::string& head) {
   broke_protocol(i, head, "a line longer than 1 MiB");
+  if (!reported_) first_report();
 }
 
 void Experiment::handle_report(std::uint32_t i, const std::string& line) {
@@ -253,8 +256,9 @@ void Experiment::on_exited(std::uint32_t i, const ExitStatus& status) {
     feed(TrialClosed{t.id});
     return;
   }
+  const fs::path log = report_.trial_directory(i, t) / "output.log";
   if (!l.broke_protocol.empty()) {
-    failed(i, "it broke the trial protocol (" + l.broke_protocol + ")");
+    failed(i, "it broke the trial protocol (" + l.broke_protocol + ")", output_tail(log, 10));
     return;
   }
   if (interrupted_ && l.pause_sent) {
@@ -262,19 +266,14 @@ void Experiment::on_exited(std::uint32_t i, const ExitStatus& status) {
     return;  // its work, if any, is relaunched on resume
   }
   if (l.silent) {
-    failed(i, "it sent nothing for " + timeout_text() + " s (--trial-timeout)");
+    failed(i, "it sent nothing for " + timeout_text() + " s (--trial-timeout)",
+           output_tail(log, 10));
     return;
   }
   if (!status.success()) {
-    const std::vector<std::string> tail =
-        output_tail(report_.trial_directory(i, t) / "output.log", 10);
-    std::string shown;
-    for (const std::string& line : tail) shown += "\n  | " + line;
-    t.last_failure = {{"status", status.describe()}, {"output_tail", tail}};
-    report_.log(name(i) + " ended with " + status.describe() +
-                (tail.empty() ? std::string("; it wrote no output")
-                              : "; its last lines of output:" + shown));
-    failed(i, status.describe());
+    const std::vector<std::string> tail = output_tail(log, 10);
+    report_.log(name(i) + " ended with " + status.describe() + shown_output_tail(tail));
+    failed(i, status.describe(), tail);
     return;
   }
   if (t.target && !l.pause_sent) {
@@ -299,13 +298,17 @@ void Experiment::on_exited(std::uint32_t i, const ExitStatus& status) {
 }
 
 // A trial process failed: restart from its checkpoint, or give up after max_restarts.
-void Experiment::failed(std::uint32_t i, const std::string& why) {
+// experiment.json keeps why and its last lines of output (`last_failure`).
+void Experiment::failed(std::uint32_t i, const std::string& why,
+                        const std::vector<std::string>& tail) {
   TrialRecord& t = trials_[i];
+  t.last_failure = {{"status", why}, {"output_tail", tail}};
   if (!t.target) {
     report_.log(name(i) + " failed after its operation was done (" + why + "); nothing is lost");
     reconcile(i);
     return;
   }
+  if (!reported_ && held_before_any_report(i, why)) return;
   if (t.restarts < config_.max_restarts) {
     ++t.restarts;
     append_runner_record("restart", {{"request_id", t.id.to_string()}, {"why", why}});
@@ -321,6 +324,31 @@ void Experiment::failed(std::uint32_t i, const std::string& why) {
               std::to_string(config_.max_restarts) + " restarts, so it is reported as errored");
   feed(TrialExitedEarly{t.id, ExitedReason::kErrored});
   if (!t.closed) feed(TrialClosed{t.id});
+}
+
+bool Experiment::held_before_any_report(std::uint32_t i, const std::string& why) {
+  if (!first_failure_) first_failure_ = i;
+  if (++unreported_failures_ < kFailuresBeforeHold) return false;
+  launches_[i].held = true;
+  held_failures_.push_back(HeldFailure{i, why});
+  report_.log(name(i) + " failed: " + why + "; " + std::to_string(unreported_failures_) +
+              " launches have failed and no trial has reported anything yet, so it is held, not "
+              "restarted, and no trial is launched until one still running reports (if none "
+              "does, the run stops)");
+  return true;
+}
+
+void Experiment::first_report() {
+  reported_ = true;
+  if (held_failures_.empty()) return;
+  report_.log("a trial has reported: the " + std::to_string(held_failures_.size()) +
+              " held failure(s) are handled as any failure, and launches go on");
+  const std::vector<HeldFailure> held = std::exchange(held_failures_, {});
+  for (const HeldFailure& h : held) {
+    launches_[h.trial].held = false;
+    failed(h.trial, h.why,
+           trials_[h.trial].last_failure.at("output_tail").get<std::vector<std::string>>());
+  }
 }
 
 }  // namespace hpsearch::runner_detail

@@ -4,11 +4,15 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "hpsearch/runner/journal.hpp"
 #include "hpsearch/searcher/bounded_json.hpp"
@@ -68,6 +72,30 @@ void save_run_settings(const fs::path& directory, const RunnerOptions& options,
 // and with it every local trial (each shepherd kills its tree); Slurm jobs keep running, as
 // after a kill -9, for resume to reattach. The message says which file, what failed and what
 // to do; what was recorded before is in the journal (a record cut short is dropped on resume).
+std::optional<long> runner_lock_holder(const fs::path& directory) {
+  // ExperimentLock's flock shows in /proc/locks as "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE
+  // 0 EOF" (major and minor in hex); a waiter's line has "->" and holds nothing.
+  struct stat file {};
+  if (::stat((directory / "runner.lock").c_str(), &file) != 0) return std::nullopt;
+  std::ifstream locks("/proc/locks");
+  char device[64];
+  std::snprintf(device, sizeof device, "%02x:%02x:%llu", ::major(file.st_dev), ::minor(file.st_dev),
+                static_cast<unsigned long long>(file.st_ino));
+  for (std::string line; std::getline(locks, line);) {
+    if (line.find("->") != std::string::npos) continue;
+    std::istringstream fields(line);
+    std::string number, kind, mode, access, pid, where;
+    fields >> number >> kind >> mode >> access >> pid >> where;
+    if (kind != "FLOCK" || where != device) continue;
+    try {
+      return std::stol(pid);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 RunnerSetupError no_experiment_in(const fs::path& directory) {
   std::error_code error;
   return RunnerSetupError("'" + directory.string() +

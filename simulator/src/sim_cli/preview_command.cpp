@@ -114,10 +114,7 @@ int run(const PreviewCommand& command, const Io& io) {
       choose_sampler(searcher.sampler, searcher.method, loaded.config.hyperparameters);
   if (command.json) {
     nlohmann::json j = preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr);
-    if (!choice.reason.empty()) {
-      j["sampler_choice"] = {{"sampler", choice.proposes}, {"reason", choice.reason}};
-      if (!choice.then.empty()) j["sampler_choice"]["then"] = choice.then;
-    }
+    if (!choice.reason.empty()) j["sampler_choice"] = sampler_choice_json(choice);
     out << json_line(j) << '\n';
     return cli::kExitOk;
   }

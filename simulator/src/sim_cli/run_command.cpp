@@ -16,7 +16,9 @@ constexpr const char* kAbout =
 Plays the whole search on N simulated workers in virtual time: a trial holds a worker while it
 trains, checkpoints and frees it when it waits for a decision, and restores when it resumes;
 its metric is the workload's value at fidelity length / max_length (smaller is better).
-Deterministic for a given config, seed and options.
+Deterministic for a given config, seed and options. With `sampler: auto`, the summary says
+what it chose and why, and from which trial TPE proposed if it took over (--json:
+sampler_choice).
 
 )";
 
@@ -91,6 +93,12 @@ void print_run_summary(const RunSummary& s, const std::string& method, const std
                        std::uint64_t workers, std::uint32_t seed, std::ostream& out) {
   out << "searcher '" << method << "' on workload '" << workload << "', " << workers
       << " worker(s), seed " << seed << '\n';
+  if (s.sampler_choice) {
+    out << sampler_choice_line(*s.sampler_choice) << '\n';
+    const std::string switched =
+        sampler_switch_text(*s.sampler_choice, s.sampler_switch_trial, true);
+    if (!switched.empty()) out << switched << '\n';
+  }
   if (s.best_metric) {
     out << "best metric " << *s.best_metric << " (trial " << s.best_trial->to_string()
         << "), found at " << s.best_found_at << " s\n";

@@ -11,12 +11,19 @@ The `mode` hyperparameter picks a misbehaviour:
   background_child  leave a process behind in a session of its own (it must not outlive the trial)
   hang_once         stop talking (sleep for an hour) at length 2 on the first launch, then behave
   hang_twice        the same on the first two launches
+  report_after_hold wait (a minute at most) until runner.log says a failed launch is held (the
+                    runner's fail-fast rule), then behave
+  coarse            behave, but with x rounded down to a third in the loss: results repeat,
+                    as on a table
 `sleep` (seconds per unit, default 0) slows it down for the kill tests; `hang_seconds` (default
 3600) is how long the hanging modes sleep; `checkpoint_each` (true)
 stores a checkpoint after every unit, not only at validations, and prints the length it starts
 from ("starting at N"), so a test can see which checkpoint a launch resumed from (otherwise it
 prints nothing: tests check that its log is empty)."""
 import json
+import math
+import os
+import pathlib
 import subprocess
 import sys
 import time
@@ -32,6 +39,11 @@ first_launch = info.trial.trial_run_id == 1
 hangs = {"hang_once": 1, "hang_twice": 2}.get(mode, 0) >= info.trial.trial_run_id
 
 with det.core.init() as ctx:
+    if mode == "report_after_hold":
+        runner_log = pathlib.Path(os.environ["HPSEARCH_TRIAL_DIR"]).parent.parent / "runner.log"
+        deadline = time.monotonic() + 60
+        while "so it is held" not in runner_log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
     if mode == "invalid_if_big" and x > 0.5:
         raise det.InvalidHP(f"x = {x} is too big")
     if mode == "background_child":
@@ -63,7 +75,6 @@ with det.core.init() as ctx:
                 time.sleep(float(hparams.get("hang_seconds", 3600)))
             if mode == "crash_once" and first_launch and trained == 2:
                 sys.stdout.flush()
-                import os
                 os._exit(3)
             op.report_progress(trained)
             if hparams.get("checkpoint_each") and trained < op.length:
@@ -71,7 +82,8 @@ with det.core.init() as ctx:
                     (path / "state.json").write_text(json.dumps({"trained": trained}))
         with ctx.checkpoint.store_path({"steps_completed": trained}) as (path, storage_id):
             (path / "state.json").write_text(json.dumps({"trained": trained}))
-        loss = (x - 0.3) ** 2 + 1.0 / trained
+        level = math.floor(x * 3) / 3 if mode == "coarse" else x
+        loss = (level - 0.3) ** 2 + 1.0 / trained
         ctx.train.report_validation_metrics(trained, {"loss": loss, "accuracy": 1 - x})
         if mode == "wrong_length":
             op._length = op.length + 1

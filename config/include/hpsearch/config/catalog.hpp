@@ -64,6 +64,30 @@ struct SamplerChoice {
 [[nodiscard]] SamplerChoice choose_sampler(const SamplerConfig& sampler, const MethodConfig& method,
                                            const HyperparameterSpace& space);
 
+/// "'random'", "'tpe'" or "'gp', then 'tpe'": what `sampler: auto` chose, for people.
+[[nodiscard]] std::string chosen_sampler_text(const SamplerChoice& choice);
+/// "Sampler 'auto' chose 'gp', then 'tpe': <reason>" (the header line of preview and run);
+/// empty for a sampler named outright.
+[[nodiscard]] std::string sampler_choice_line(const SamplerChoice& choice);
+/// Where `auto` chose GP, then TPE: the trial (its 1-based creation number) from which TPE
+/// proposed, read from the search's sampler (AutoSampler::tpe_from_trial); none before it took
+/// over, and for any other choice.
+[[nodiscard]] std::optional<std::uint64_t> sampler_switch_trial(const SamplerChoice& choice,
+                                                                const AnySampler& sampler);
+/// What became of the switch, for people: "'tpe' proposed from trial 23 on (the third repeated
+/// result)", or, with `ended`, "'tpe' never took over (fewer than three results repeated)";
+/// empty where there is no switch, or none yet in a search that goes on.
+[[nodiscard]] std::string sampler_switch_text(const SamplerChoice& choice,
+                                              std::optional<std::uint64_t> switch_trial,
+                                              bool ended);
+/// `sampler_choice` as preview gives it: {"sampler": what proposes first, "reason", and
+/// "then": what takes over, where something does}; null for a sampler named outright.
+[[nodiscard]] nlohmann::json sampler_choice_json(const SamplerChoice& choice);
+/// The same for a search that ran (`searcher-sim run`, the runner's experiment.json), with
+/// "then_from_trial" beside "then": the trial it took over from (null until it did).
+[[nodiscard]] nlohmann::json sampler_choice_json(const SamplerChoice& choice,
+                                                 std::optional<std::uint64_t> switch_trial);
+
 /// The sampler a config describes over a space. Throws std::length_error for a grid too large
 /// to count (load_config refuses such configs first).
 [[nodiscard]] AnySampler make_sampler(const SamplerConfig& config,

@@ -37,13 +37,17 @@ class AutoSampler {
   void on_finished(std::uint32_t trial);
   [[nodiscard]] std::optional<std::uint64_t> capacity() const { return std::nullopt; }
   [[nodiscard]] bool learns() const { return true; }
-  /// `{"sampler_type": "auto", "model": "gp"|"tpe", "gp": {...}, "tpe": {...}}`.
+  /// `{"sampler_type": "auto", "model": "gp"|"tpe", "tpe_from_trial": N|null, "gp": {...},
+  /// "tpe": {...}}`; a state without tpe_from_trial (written before it was kept) restores as null.
   [[nodiscard]] nlohmann::json state() const;
   /// Throws ProtocolError if the state is another sampler's or either part does not fit.
   void restore_state(const nlohmann::json& state);
 
   /// The model that proposes next: "gp" or "tpe".
   [[nodiscard]] const char* model() const;
+  /// The first trial (its creation index, 0-based) TPE proposed; none before TPE proposes.
+  /// Where GP came first, the trial at which TPE took over (what runs report of `auto`).
+  [[nodiscard]] std::optional<std::uint32_t> tpe_from_trial() const { return tpe_from_trial_; }
   /// The route of the encoding's first integer hyperparameter ("" if none): the one that makes
   /// TPE propose from the start.
   [[nodiscard]] static std::string integer_input(const SpaceEncoding& encoding);
@@ -55,6 +59,7 @@ class AutoSampler {
   GpSampler gp_;
   TpeSampler tpe_;
   bool tpe_from_start_ = false;  // the space has an integer hyperparameter
+  std::optional<std::uint32_t> tpe_from_trial_;
 };
 
 static_assert(Sampler<AutoSampler>);

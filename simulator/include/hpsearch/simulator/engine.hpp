@@ -125,6 +125,10 @@ struct RunSummary {
   Shutdown shutdown;
   std::vector<std::pair<double, double>> best_so_far;  ///< (time, best) at each improvement
   Timeline timeline;                                   ///< filled when RunOptions::timeline
+  /// `sampler: auto` (run_config fills these): what it chose and why, and where it chose GP,
+  /// then TPE, the trial (1-based) from which TPE proposed, if it took over.
+  std::optional<SamplerChoice> sampler_choice;
+  std::optional<std::uint64_t> sampler_switch_trial;
 
   [[nodiscard]] nlohmann::json to_json() const;
 };

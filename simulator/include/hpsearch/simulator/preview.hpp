@@ -74,9 +74,6 @@ class SimulationError : public std::runtime_error {
 void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, std::ostream& out,
                           const SamplerChoice* choice = nullptr);
 
-/// "'random'" or "GP and TPE": what `sampler: auto` chose, for people.
-[[nodiscard]] std::string chosen_sampler_text(const SamplerChoice& choice);
-
 /// The `det preview-search` table: "This search will create a total of N trial(s)." and one
 /// row per length sequence with run-length grouping ("1 x train to 1000 batches").
 void print_preview_table(const PreviewResult& result, const std::string& unit, std::ostream& out);
