@@ -1,6 +1,7 @@
 // The experiment loop (engine/experiment_impl.hpp): events in, operations out, the state
 // files; and the library's entry points, start_experiment and resume_experiment.
 #include "engine/experiment_impl.hpp"
+#include "engine/run_directory.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -590,10 +591,12 @@ RunOutcome start_experiment(const fs::path& config_path, const fs::path& directo
     throw RunnerSetupError("the experiment directory '" + directory.string() +
                            "' exists and is not a directory; choose a new one");
   }
-  if (!created && runner_detail::runner_running_in(directory)) {
+  if (const std::optional<long> pid =
+          created ? std::nullopt : runner_detail::runner_lock_holder(directory)) {
     throw RunnerSetupError("an experiment is running in '" + directory.string() +
-                           "' (another searcher-run holds its runner.lock): follow it in " +
-                           (directory / "runner.log").string() + ", or choose a new directory");
+                           "' (searcher-run, pid " + std::to_string(*pid) +
+                           "): follow it with 'searcher-run status --dir " + directory.string() +
+                           "', or choose a new directory");
   }
   if (!created && !fs::is_empty(directory, error)) {
     throw RunnerSetupError("the experiment directory '" + directory.string() +

@@ -85,10 +85,6 @@ class ExperimentLock {
   int fd_;
 };
 
-// Whether a runner holds the experiment's lock in `directory` now (a run going on): read only,
-// it creates nothing and leaves the lock as it found it.
-bool runner_running_in(const fs::path& directory);
-
 // The directory of the `determined` package trials import (launch_queue.cpp).
 fs::path python_client_dir();
 

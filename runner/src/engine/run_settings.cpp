@@ -31,14 +31,6 @@ ExperimentLock::ExperimentLock(const fs::path& directory)
   }
 }
 
-bool runner_running_in(const fs::path& directory) {
-  const int fd = ::open((directory / "runner.lock").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);  // a shared lock taken here goes with it
-  return held;
-}
-
 // Writes the launch settings and --trial-timeout into run.json (what resume keeps unless told
 // otherwise), the channel's address with the port it bound, and where checkpoints are stored
 // (what the SDK looks in for a checkpoint's uuid).
