@@ -510,6 +510,27 @@ std::string chosen_sampler_text(const SamplerChoice& choice) {
   return text;
 }
 
+std::string sampler_caution(const SamplerChoice& choice, const MethodConfig& method) {
+  if (!std::holds_alternative<AshaConfig>(method)) return "";
+  // What proposes: the named sampler, or what `auto` chose (GP first where it is GP, then TPE).
+  const std::string proposes =
+      choice.reason.empty() ? sampler_name(choice.sampler) : choice.proposes;
+  // The figures: docs/samplers.md, "Under async_halving" and "GP at 1 and 16 workers" (mean
+  // normalised regret as a multiple of random search's, the 15 development tables).
+  if (proposes == "gp") {
+    return "caution: 'gp' under async_halving did worse than random search with 1 worker on the "
+           "15 development tables (1.15 x random's mean regret; 0.83 x with 16), against 0.64 x "
+           "under adaptive_asha: prefer adaptive_asha (docs/samplers.md, \"Under "
+           "async_halving\")";
+  }
+  if (proposes == "tpe") {
+    return "note: the models gain less under async_halving than under adaptive_asha on the 15 "
+           "development tables ('tpe' and 'auto' 0.81-0.86 x random's mean regret, against "
+           "0.70-0.73 x): prefer adaptive_asha (docs/samplers.md, \"Under async_halving\")";
+  }
+  return "";
+}
+
 std::string sampler_choice_line(const SamplerChoice& choice) {
   if (choice.reason.empty()) return "";
   return "Sampler 'auto' chose " + chosen_sampler_text(choice) + ": " + choice.reason;

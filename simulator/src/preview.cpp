@@ -212,6 +212,10 @@ void print_preview_header(const SearcherSettings& searcher, std::uint32_t seed, 
       << (searcher.smaller_is_better ? "smaller" : "larger") << " is better), max_length "
       << searcher.max_length.units << (unit.empty() ? "" : " " + unit) << ", seed " << seed << "\n";
   if (choice != nullptr && !choice->reason.empty()) out << sampler_choice_line(*choice) << "\n";
+  if (choice != nullptr) {
+    if (const std::string caution = sampler_caution(*choice, searcher.method); !caution.empty())
+      out << caution << "\n";
+  }
   out << "\n";
 }
 

@@ -226,6 +226,8 @@ TEST_CASE("searcher-run: a normal ASHA search") {
   CHECK(first_line.find(" started: searcher 'async_halving', sampler 'random'") !=
         std::string::npos);
   CHECK(first_line.find(", seed 0, 2 slot(s), trials run as: python3 ") != std::string::npos);
+  CHECK(log.find("caution: ") == std::string::npos);  // no model proposes here
+  CHECK(log.find("note: ") == std::string::npos);
   std::istringstream summary(run.out);
   for (std::string line; std::getline(summary, line);) {
     CHECK(log.find(' ' + line + '\n') != std::string::npos);
@@ -382,6 +384,21 @@ TEST_CASE("searcher-run: every trial erroring fails the search (exit 1)") {
   CHECK(end.find("\n  | RuntimeError: always_crash at x = 0.25\n") != std::string::npos);
   CHECK(experiment(dir / "exp")["failure"].get<std::string>() + "\n" ==
         end.substr(0, end.find("details: ")));
+}
+
+// docs/samplers.md, "Under async_halving": a model sampler there is cautioned, on stderr and in
+// runner.log, when the run starts (the normal ASHA search above, random, is not).
+TEST_CASE("searcher-run: a model sampler under async_halving is cautioned at the start") {
+  const fs::path dir = scratch("caution");
+  const fs::path config = write_config(dir, std::string(kAsha) + "  sampler: gp\n",
+                                       "  x: {type: double, minval: 0, maxval: 1}\n");
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      dir);
+  REQUIRE(run.code == 0);
+  const std::string caution = "caution: 'gp' under async_halving did worse than random search";
+  CHECK(run.err.find(caution) != std::string::npos);
+  CHECK(read_file(dir / "exp" / "runner.log").find(caution) != std::string::npos);
 }
 
 // `sampler: auto` in the runner: runner.log's first line says what it chose, and a line says

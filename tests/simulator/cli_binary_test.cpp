@@ -315,6 +315,43 @@ TEST_CASE("searcher-sim preview --json says which sampler `auto` lets propose") 
   CHECK(choice("named.yaml", "tpe", "  a: {type: double, minval: 0, maxval: 1}\n").is_null());
 }
 
+TEST_CASE("searcher-sim preview cautions a model sampler under async_halving, and only there") {
+  // docs/samplers.md, "Under async_halving": GP there did worse than random search with one
+  // worker, TPE (and auto) gained less than under adaptive_asha; random and grid propose no
+  // model, and adaptive_asha is the recommended scheduler: nothing to say.
+  const auto caution = [](const char* name, const char* method, const char* sampler,
+                          const char* hyperparameters) {
+    const std::string config =
+        write_config(name, std::string("searcher: {name: ") + method +
+                               ", metric: m, max_length: 9, max_trials: 20, sampler: " + sampler +
+                               "}\nhyperparameters:\n" + hyperparameters);
+    const Run json = run("preview --json --config '" + config + "'");
+    REQUIRE(json.code == 0);
+    const Run text = run("preview --config '" + config + "'");
+    REQUIRE(text.code == 0);
+    const std::string said = nlohmann::json::parse(json.out).value("sampler_caution", "");
+    if (said.empty()) {
+      CHECK(text.out.find("caution: ") == std::string::npos);
+      CHECK(text.out.find("note: ") == std::string::npos);
+    } else {
+      CHECK(text.out.find(said + "\n") != std::string::npos);
+    }
+    return said;
+  };
+  const char* smooth = "  a: {type: double, minval: 0, maxval: 1}\n";
+  const char* with_int =
+      "  a: {type: double, minval: 0, maxval: 1}\n  n: {type: int, minval: 1, maxval: 9}\n";
+  const char* asha = "async_halving, num_rungs: 3";
+  CHECK(caution("gp-async.yaml", asha, "gp", smooth).starts_with("caution: 'gp'"));
+  CHECK(caution("tpe-async.yaml", asha, "tpe", smooth).starts_with("note: "));
+  // auto proposes with GP first on a smooth space, with TPE from the start where there is an int.
+  CHECK(caution("auto-async.yaml", asha, "auto", smooth).starts_with("caution: 'gp'"));
+  CHECK(caution("auto-int-async.yaml", asha, "auto", with_int).starts_with("note: "));
+  CHECK(caution("random-async.yaml", asha, "random", smooth).empty());
+  CHECK(caution("gp-adaptive.yaml", "adaptive_asha", "gp", smooth).empty());
+  CHECK(caution("tpe-random.yaml", "random", "tpe", smooth).empty());
+}
+
 // The oracle for "from which trial": the searcher replayed from the run's trace, event by
 // event, in-process; the first create answered while the auto sampler's model (its snapshot's
 // sampler_state.model) says "tpe" is TPE's first proposal: the model changes only when a

@@ -211,6 +211,10 @@ void Experiment::begin() {
                std::to_string(searcher.max_length.units) + ", seed " +
                std::to_string(settings_.seed) + ", " + std::to_string(options_.slots) +
                " slot(s), trials run as: " + command_);
+  if (const std::string caution = sampler_caution(sampler_choice_, searcher.method);
+      !caution.empty()) {
+    report_.log(caution);
+  }
   searcher_.open(directory_ / "journal.jsonl");
   feed_initial();
 }

@@ -115,6 +115,8 @@ int run(const PreviewCommand& command, const Io& io) {
   if (command.json) {
     nlohmann::json j = preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr);
     if (!choice.reason.empty()) j["sampler_choice"] = sampler_choice_json(choice);
+    if (const std::string caution = sampler_caution(choice, searcher.method); !caution.empty())
+      j["sampler_caution"] = caution;
     out << json_line(j) << '\n';
     return cli::kExitOk;
   }

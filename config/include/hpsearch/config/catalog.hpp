@@ -88,6 +88,12 @@ struct SamplerChoice {
 [[nodiscard]] nlohmann::json sampler_choice_json(const SamplerChoice& choice,
                                                  std::optional<std::uint64_t> switch_trial);
 
+/// A measured caution for people, or empty: a model sampler (named, or what `auto` chose) under
+/// `async_halving`, where the models gained less than under `adaptive_asha` on the development
+/// tables and GP did worse than random search with one worker (docs/samplers.md, "Under
+/// async_halving"). Preview and the runner print it; it changes nothing.
+[[nodiscard]] std::string sampler_caution(const SamplerChoice& choice, const MethodConfig& method);
+
 /// The sampler a config describes over a space. Throws std::length_error for a grid too large
 /// to count (load_config refuses such configs first).
 [[nodiscard]] AnySampler make_sampler(const SamplerConfig& config,
