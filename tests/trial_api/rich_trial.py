@@ -1,6 +1,8 @@
 """A trial with every piece of state a resume must restore: an MLP with dropout (RNG draws every
 batch), SGD with momentum (optimizer state), a StepLR stepped every batch (scheduler state), and
-a callback that counts batches (callback state). Data: 96 fixed random points, in order."""
+a callback that counts batches (callback state). Data: 96 fixed random points, in order, or
+with hparams shuffle: true reshuffled every epoch by torch's RandomSampler without a generator
+(each epoch's order drawn from torch's global RNG when the epoch begins)."""
 import torch
 from determined import pytorch
 
@@ -46,7 +48,8 @@ class RichTrial(pytorch.PyTorchTrial):
         return {"counter": self.counter}
 
     def build_training_data_loader(self):
-        return pytorch.DataLoader(dataset(), batch_size=self.context.get_per_slot_batch_size())
+        return pytorch.DataLoader(dataset(), batch_size=self.context.get_per_slot_batch_size(),
+                                  shuffle=self.context.get_hparams().get("shuffle", False))
 
     def build_validation_data_loader(self):
         return pytorch.DataLoader(dataset(), batch_size=32)
