@@ -184,6 +184,19 @@ def lifecycle():
     doomed.delete()
     check(doomed.state == client.CheckpointState.DELETED, doomed.state)
     raises(client.NotFoundException, doomed.uuid, lambda: client.get_checkpoint(doomed.uuid))
+    # A deleted checkpoint is never a best or a latest (Determined: only COMPLETED checkpoints
+    # count). Each trial keeps one checkpoint (save_trial_latest/best 1: step 4, its validation).
+    raises(client.NotFoundException, "were all deleted", lambda: by_x[1].top_checkpoint())
+    raises(client.NotFoundException, "all were deleted", lambda: by_x[1].select_checkpoint(latest=True))
+    check(doomed.uuid not in [c.uuid for c in exp.top_n_checkpoints(4)], "top_n_checkpoints skips a deleted one")
+    best.delete()
+    # Then the experiment's best is x = 2's or x = 4's (loss 1 + 10/4 each), still stored.
+    after = exp.top_checkpoint()
+    check(after.uuid != best.uuid and after.metadata["x"] in (2, 4) and after.state == client.CheckpointState.COMPLETED,
+          f"the best once x = 3's is deleted: {after.metadata}")
+    top = exp.top_n_checkpoints(4)
+    check(sorted(c.metadata["x"] for c in top) == [2, 4], [c.metadata for c in top])
+    check(exp.top_n_checkpoints(1)[0].uuid == after.uuid, "top_n_checkpoints(1) is top_checkpoint()")
 
     # A second experiment from a dict: new experiment id, trial ids continue.
     second = client.create_experiment(config(xs=(3,), name="second"), str(model_dir))

@@ -170,15 +170,41 @@ def _trial_checkpoints(experiment_id: int, trial: Dict[str, Any]) -> List[Checkp
             for c in stored if c.get("storage_id")]
 
 
+def _score(c: Checkpoint, metric: str, smaller_is_better: bool) -> Optional[float]:
+    """The checkpoint's validation of ``metric``, smaller better; None without a number."""
+    value = _number(c.training.validation_metrics["avgMetrics"].get(metric))
+    if value is None or math.isnan(value):
+        return None
+    return value if smaller_is_better else -value
+
+
 def _rank(checkpoints: List[Checkpoint], metric: str, smaller_is_better: bool) -> List[Checkpoint]:
-    """Those with a number for ``metric``, best first."""
-    scored = []
-    for c in checkpoints:
-        value = _number(c.training.validation_metrics["avgMetrics"].get(metric))
-        if value is not None and not math.isnan(value):
-            scored.append((value if smaller_is_better else -value, c))
-    scored.sort(key=lambda pair: pair[0])
+    """Those with a number for ``metric``, best first (ties in the given order)."""
+    scored = [(_score(c, metric, smaller_is_better), c) for c in checkpoints]
+    scored = sorted(((key, c) for key, c in scored if key is not None), key=lambda pair: pair[0])
     return [c for _, c in scored]
+
+
+def _first_stored(checkpoints: Iterable[Checkpoint]) -> Optional[Checkpoint]:
+    """The first that is still in storage (COMPLETED, not DELETED): experiment.json keeps listing
+    a deleted one. Each is asked of searcher-run only when reached."""
+    return next((c for c in checkpoints if c._stored() is not None), None)
+
+
+def _best_of_trials(per_trial: List[List[Checkpoint]], metric: str, smaller_is_better: bool,
+                    limit: int) -> List[Checkpoint]:
+    """The best stored checkpoint of each of the ``limit`` best trials (each trial's checkpoints
+    given ranked, best first). Checked best first, over all trials: a trial is taken at its
+    best checkpoint still stored, and storage is asked only about the candidates reached."""
+    candidates = sorted(((_score(c, metric, smaller_is_better), t, c) for t, ranked in enumerate(per_trial)
+                         for c in ranked), key=lambda candidate: candidate[0])
+    taken: Dict[int, Checkpoint] = {}
+    for _, trial, c in candidates:
+        if len(taken) == limit:
+            break
+        if trial not in taken and c._stored() is not None:
+            taken[trial] = c
+    return list(taken.values())
 
 
 # ---- trials ----------------------------------------------------------------------------------------
@@ -304,17 +330,24 @@ class TrialReference:
                 if c.uuid == uuid:
                     return c
             raise NotFoundException(f"checkpoint {uuid} not found in trial {self.id}")
+        # Only checkpoints still in storage, as Determined considers only COMPLETED ones.
         if not checkpoints:
             raise NotFoundException(f"trial {self.id} has no checkpoint")
         if latest:
-            return max(checkpoints, key=lambda c: (c.steps_completed or 0))
+            found = _first_stored(sorted(checkpoints, key=lambda c: -(c.steps_completed or 0)))
+            if found is None:
+                raise NotFoundException(f"trial {self.id} has no checkpoint: all were deleted")
+            return found
         experiment = self._searcher()
         metric = sort_by or experiment["metric"]
         sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
         ranked = _rank(checkpoints, metric, sib)
-        if not ranked:
+        best = _first_stored(ranked)
+        if best is None and ranked:
+            raise NotFoundException(f"trial {self.id}'s checkpoints with a validation of '{metric}' were all deleted")
+        if best is None:
             raise NotFoundException(f"trial {self.id} has no checkpoint with a validation of '{metric}'")
-        return ranked[0]
+        return best
 
     def get_metrics(self, group: Optional[str] = None) -> Iterator[TrialMetrics]:
         """Every metrics report of the trial (``group``: "training", "validation", or any), in order."""
@@ -382,16 +415,15 @@ class ExperimentReference:
     def top_n_checkpoints(self, limit: int, sort_by: Optional[str] = None,
                           smaller_is_better: Optional[bool] = None) -> List[Checkpoint]:
         """The best checkpoint of each of the ``limit`` best trials, by the validation at the
-        checkpoint's steps (the searcher metric unless ``sort_by``)."""
+        checkpoint's steps (the searcher metric unless ``sort_by``); only checkpoints still in
+        storage count (Determined: "Only checkpoints in a COMPLETED state with a matching
+        COMPLETED validation are considered")."""
         experiment = _describe(self._id)
         metric = sort_by or experiment["metric"]
         sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
-        best_per_trial = []
-        for trial in (experiment.get("experiment") or {}).get("trials", []):
-            ranked = _rank(_trial_checkpoints(self._id, trial), metric, sib)
-            if ranked:
-                best_per_trial.append(ranked[0])
-        return _rank(best_per_trial, metric, sib)[:limit]
+        per_trial = [_rank(_trial_checkpoints(self._id, trial), metric, sib)
+                     for trial in (experiment.get("experiment") or {}).get("trials", [])]
+        return _best_of_trials(per_trial, metric, sib, limit)
 
     def top_checkpoint(self, sort_by: Optional[str] = None, smaller_is_better: Optional[bool] = None) -> Checkpoint:
         top = self.top_n_checkpoints(1, sort_by, smaller_is_better)
