@@ -403,6 +403,22 @@ def kill():
           f"a killed experiment's unfinished trials read CANCELED: {states}")
     raises(client.APIException, "only a PAUSED experiment can be activated", exp.activate)
     exp.kill()  # nothing to do: it has ended
+    # A trial that does not respond (a step of 1000 s) is stopped at once, not after the pause's
+    # 30 s grace: the runner finds the kill's mark on the first SIGTERM. Its log says it was
+    # killed and advises no activate.
+    stuck = client.create_experiment(config(xs=(3,), sleep=1000, length=2), str(model_dir))
+    trial = stuck.await_first_trial()
+    poll(lambda: any("starts at step 0" in line for line in trial.logs()), "the stuck trial to start")
+    started = time.monotonic()
+    stuck.kill()
+    elapsed = time.monotonic() - started
+    check(stuck.state == client.ExperimentState.CANCELED and elapsed < 20,
+          f"kill() of a stuck trial: {stuck.state} after {elapsed:.1f} s (the pause grace is 30 s)")
+    log = pathlib.Path(stuck.describe()["log"]).read_text()
+    check("received SIGTERM: the experiment is killed: stopping every trial now" in log
+          and "pausing every trial" not in log, log[-2000:])
+    check(log.rstrip().splitlines()[-1] == "killed: 1 trials (0 completed, 0 stopped, 0 errored); the experiment is "
+          "canceled and cannot be continued" and "activate" not in log, log[-2000:])
     # A paused experiment killed becomes CANCELED too.
     paused = client.create_experiment(config(sleep=0.5, length=40), str(model_dir))
     paused.await_first_trial()

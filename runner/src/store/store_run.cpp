@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -44,6 +45,9 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   };
   options.trial_environment[env::kExperimentId] = std::to_string(id);
   options.continue_command = "searcher-run activate " + std::to_string(id);
+  options.kill_requested = [directory = store.directory(id)] {
+    return std::filesystem::exists(directory / "kill_requested");
+  };
   const int code = body(options, out, err);
   (void)store.record_end(id, code);
   return code;
