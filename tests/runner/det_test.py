@@ -58,7 +58,7 @@ python = "/usr/bin/python3"
 
 
 def grid(name, xs, length, **hparams):
-    return {"name": name, "entrypoint": f"{python} trial.py",
+    return {"name": name, "description": f"{name}: a grid over x", "entrypoint": f"{python} trial.py",
             "hyperparameters": {"x": {"type": "categorical", "vals": xs}, "sleep": 0.0, **hparams},
             "searcher": {"name": "grid", "metric": "loss", "smaller_is_better": True,
                          "max_length": {"batches": length}, "max_concurrent_trials": 2},
@@ -101,6 +101,8 @@ best_trial = next(t for t, x in x_of.items() if x == 3)
 described = json.loads(run("e", "describe", "1", "--json").stdout)
 check(len(described) == 1 and described[0]["state"] == "COMPLETED", f"e describe --json: {described}")
 check("Workloads:" in run("e", "describe", "1").stdout, "e describe prints its three tables")
+check(described[0]["description"] == "det-grid: a grid over x", f"describe --json has the config's description: {described}")
+check("det-grid: a grid over x" in run("e", "describe", "1").stdout, "e describe shows the Description")
 
 best = rows("e", "lc", 1, "--best", 1)
 check(len(best) == 1 and best[0]["Trial ID"] == str(best_trial) and best[0]["# of Batches"] == "3",
@@ -144,6 +146,7 @@ check(done.stdout.splitlines() == ["Created test experiment 2", "Model definitio
 tested = json.loads(run("e", "describe", 2, "--json").stdout)[0]
 lengths = [t["validations"][-1]["length"] for t in tested["experiment"]["trials"]]
 check(lengths == [1], f"test mode trains one trial for one batch: {lengths}")
+check("det-grid: a grid over x" in run("e", "describe", 2).stdout, "a --test experiment's Description")
 
 done = run("e", "create", config, model, "--config", f"entrypoint={python} -c 'raise SystemExit(3)'",
            "--config", "name=failing", "-f", expect=1)
@@ -172,10 +175,19 @@ while not rows("e", "lt", slow_id) or rows("e", "lt", slow_id)[0]["# of Batches"
     time.sleep(0.2)
 check(run("e", "pause", slow_id).stdout.strip() == f"Paused experiment {slow_id}", "pause")
 check("paused state" in run("e", "wait", slow_id, expect=1).stderr, "wait on a paused experiment: exit 1, says why")
+# A paused experiment has no end time, and activate keeps the start time (Determined's are the
+# experiment's, not its runner's): activated a second later, the start is the same.
+(paused_row,) = [r for r in rows("e", "list") if r["ID"] == str(slow_id)]
+check(paused_row["Start Time"] and not paused_row["End Time"], f"a PAUSED experiment in e list: {paused_row}")
+time.sleep(1.1)
 check(run("e", "activate", slow_id).stdout.strip() == f"Activated experiment {slow_id}", "activate")
+(active_row,) = [r for r in rows("e", "list") if r["ID"] == str(slow_id)]
+check(active_row["Start Time"] == paused_row["Start Time"], f"activate keeps the start: {paused_row} {active_row}")
 check(run("e", "kill", slow_id).stdout.strip() == f"Killed experiment {slow_id}", "kill")
 check(run("e", "wait", slow_id, "--polling-interval", 0.2, expect=1).stdout.strip()
       == f"Experiment {slow_id} terminated with state CANCELED", "a killed experiment ends CANCELED")
+(killed_row,) = [r for r in rows("e", "list") if r["ID"] == str(slow_id)]
+check(killed_row["End Time"], f"a CANCELED experiment has an end time: {killed_row}")
 check("--yes" in run("e", "delete", 3, expect=1).stderr, "delete without a terminal asks for --yes")
 check(run("e", "delete", 3, "--yes").stdout.strip() == "Successfully deleted experiment 3", "delete --yes")
 check("not found" in run("e", "describe", 3, expect=1).stderr, "a deleted experiment is gone")

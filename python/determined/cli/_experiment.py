@@ -187,7 +187,7 @@ def describe(args):
         ["Experiment ID", "State", "Progress", "Started", "Ended", "Name", "Description", "Archived",
          "Resource Pool", "Labels"],
         [[d["id"], d["state"], _render.format_percent((d.get("experiment") or {}).get("progress", 0.0)),
-          _render.format_time(d.get("started")), _render.format_time(d.get("ended")), d.get("name"), None,
+          _render.format_time(d.get("started")), _render.format_time(d.get("ended")), d.get("name"), d.get("description"),
           False, None, None] for d in docs], args.csv)
     trials = [(exp, trial, batches) for exp in exps for trial, batches in _trial_rows(exp)]
     print("\nTrials:")

@@ -25,7 +25,8 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   record.erase("exit_code");
   record["state"] = "ACTIVE";
   record["pid"] = ::getpid();
-  record["started"] = utc_now();
+  // The experiment's start, kept by `activate` (Determined's start time is the experiment's).
+  if (!record.contains("started")) record["started"] = utc_now();
   store.write_state(id, record);
   started();
   options.trial_id = [&store, id](const std::string& request_id, std::uint32_t index) {
