@@ -73,6 +73,8 @@ check("experiment_id" in bad.stderr and "'abc'" in bad.stderr, f"a bad id names 
 bad = run("t", "logs", "1", "--tail", "-3", expect=2)
 check("--tail" in bad.stderr and "-3" in bad.stderr, f"a bad --tail names the flag and value: {bad.stderr}")
 check(run("e", "bogus", expect=2).returncode == 2, "an unknown command exits 2")
+version = run("--version").stdout.strip()
+check(version.startswith("det 0.37.0 (hpsearch ") and version.endswith(")"), f"det --version: {version}")
 
 # ---- create -f: a search followed to its end ------------------------------------------------------
 config = write_json(home / "grid.json", grid("det-grid", [1, 3], 3))
@@ -115,6 +117,32 @@ check(uuid in run("c", "describe", uuid).stdout, "checkpoint describe shows the 
 path = run("checkpoint", "download", uuid, "-o", home / "ckpt", "-q").stdout.strip()
 check(path == str(home / "ckpt"), f"download -q prints the path: {path}")
 check(json.loads((home / "ckpt" / "model.json").read_text()) == {"x": 3, "steps": 3}, "the checkpoint's files")
+# det trial download with Determined's flags: --best (optionally --sort-by with --smaller-is-better),
+# --latest or --uuid; x = 3's trial keeps one checkpoint (steps 3), best and latest.
+for n, selector in enumerate((["--best"], ["--latest"], ["--uuid", uuid],
+                              ["--best", "--sort-by", "accuracy", "--smaller-is-better", "false"])):
+    target = home / f"trial-ckpt-{n}"
+    path = run("t", "download", best_trial, *selector, "-o", target, "-q").stdout.strip()
+    check(path == str(target) and json.loads((target / "model.json").read_text()) == {"x": 3, "steps": 3},
+          f"det t download {selector}: {path}")
+check(uuid in run("trial", "download", best_trial, "--latest", "-o", home / "trial-ckpt-table").stdout,
+      "without -q the checkpoint's table")
+check("--smaller-is-better" in run("t", "download", best_trial, "--best", "--sort-by", "loss", expect=1).stderr,
+      "--sort-by without --smaller-is-better is refused, naming it")
+check("--best" in run("t", "download", best_trial, expect=2).stderr, "one of --best/--latest/--uuid is required")
+check("'maybe'" in run("t", "download", best_trial, "--best", "--sort-by", "loss", "--smaller-is-better", "maybe",
+                       expect=2).stderr, "a bad --smaller-is-better names the value")
+
+# det e download-model-def: experiment_1_model_def.tgz, the model snapshot (the files given).
+import tarfile  # noqa: E402
+(home / "mdef").mkdir()
+run("e", "download-model-def", 1, "--output-dir", home / "mdef")
+with tarfile.open(home / "mdef" / "experiment_1_model_def.tgz") as tar:
+    check(sorted(tar.getnames()) == ["e2e_core_api.py", "trial.py"], f"the model definition: {tar.getnames()}")
+    check(tar.extractfile("trial.py").read() == (source / "tests" / "runner" / "trials" / "sdk_trial.py").read_bytes(),
+          "the model definition's trial.py is the file given")
+check("not a directory" in run("e", "download-model-def", 1, "--output-dir", home / "nowhere", expect=1).stderr,
+      "a missing --output-dir is refused")
 
 logs = run("t", "logs", best_trial, "--tail", 1).stdout.splitlines()
 check(logs == [f"trial {best_trial} done",

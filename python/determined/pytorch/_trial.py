@@ -36,7 +36,7 @@ from determined.pytorch._units import Batch, Epoch, TrainUnit
 
 logger = logging.getLogger("determined.pytorch")
 
-VERSION = "0.37.0"
+VERSION = det.__version__
 
 
 class PyTorchTrial(abc.ABC):
