@@ -160,6 +160,30 @@ def lifecycle():
     worst = exp.top_checkpoint(sort_by="loss", smaller_is_better=False)
     check(worst.metadata["x"] == 1, f"smaller_is_better=False ranks the other way: {worst.metadata}")
 
+    # Determined's newer members. list_checkpoints: best first by default (the searcher metric in
+    # its order: losses 2.5 for x = 3, 3.5 for x = 2 and 4, 6.5 for x = 1), or by a metric or an
+    # attribute with an order; list_trials, name, config, progress; client.list_experiments.
+    listed = exp.list_checkpoints()
+    check([c.metadata["x"] for c in listed][::3] == [3, 1] and sorted(c.metadata["x"] for c in listed[1:3]) == [2, 4],
+          f"list_checkpoints(): {[c.metadata for c in listed]}")
+    check([c.uuid for c in exp.list_checkpoints(max_results=1)] == [best.uuid], "max_results=1 is the best")
+    by_accuracy = exp.list_checkpoints(sort_by="accuracy", order_by=client.OrderBy.DESC)
+    check([c.uuid for c in by_accuracy] == [c.uuid for c in listed], "accuracy 1/(1+loss), descending, is the same order")
+    check([c.metadata["x"] for c in exp.list_checkpoints(sort_by="loss", order_by=client.OrderBy.DESCENDING)][0] == 1,
+          "the worst first in descending order")
+    by_uuid = exp.list_checkpoints(sort_by=client.CheckpointSortBy.UUID, order_by=client.OrderBy.ASC)
+    check([c.uuid for c in by_uuid] == sorted(c.uuid for c in listed), "sorted by uuid")
+    raises(AssertionError, "both set", lambda: exp.list_checkpoints(sort_by="loss"))
+    raises(ValueError, "max_results", lambda: exp.list_checkpoints(max_results=0))
+    check([c.uuid for c in by_x[3].list_checkpoints()] == [best.uuid], "Trial.list_checkpoints")
+    check([t.id for t in exp.list_trials()] == ids and len(exp.list_trials(limit=2)) == 2, "list_trials")
+    check(exp.name == "sdk-test" and exp.config["searcher"]["metric"] == "loss" and exp.progress == 1.0,
+          f"name, config, progress: {exp.name} {exp.config} {exp.progress}")
+    check([e.id for e in client.list_experiments()] == [1], "list_experiments")
+    check(client.list_experiments(states=[client.ExperimentState.ACTIVE]) == [], "list_experiments by state")
+    check([e.id for e in client.list_experiments(name="sdk")] == [1] and client.list_experiments(name="zzz") == [],
+          "list_experiments by name")
+
     # Checkpoints by uuid, across experiments; download; metadata; delete.
     found = client.get_checkpoint(best.uuid)
     check(found.uuid == best.uuid and found.training.experiment_id == exp.id and found.state == client.CheckpointState.COMPLETED,
@@ -197,6 +221,7 @@ def lifecycle():
     top = exp.top_n_checkpoints(4)
     check(sorted(c.metadata["x"] for c in top) == [2, 4], [c.metadata for c in top])
     check(exp.top_n_checkpoints(1)[0].uuid == after.uuid, "top_n_checkpoints(1) is top_checkpoint()")
+    check(sorted(c.metadata["x"] for c in exp.list_checkpoints()) == [2, 4], "list_checkpoints lists no deleted one")
 
     # A second experiment from a dict: new experiment id, trial ids continue.
     second = client.create_experiment(config(xs=(3,), name="second"), str(model_dir))

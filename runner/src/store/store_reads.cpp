@@ -31,6 +31,7 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
   j["ended"] = status.end_time();
   j["name"] = nullptr;
   j["description"] = nullptr;
+  j["experiment_config"] = nullptr;
   j["metric"] = nullptr;
   j["smaller_is_better"] = nullptr;
   try {
@@ -39,6 +40,7 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
       j["name"] = config.document.value("name", nlohmann::json(nullptr));
       j["description"] = config.document.value("description", nlohmann::json(nullptr));
     }
+    j["experiment_config"] = config.document;
     j["metric"] = config.searcher.metric;
     j["smaller_is_better"] = config.searcher.smaller_is_better;
   } catch (const std::exception& e) {
