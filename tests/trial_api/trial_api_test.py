@@ -423,9 +423,11 @@ class Resume(unittest.TestCase):
         # boundary 24 and mid-epoch at 17, resumed to 36: the skipped epochs must not shift the
         # restored RNG, and the epoch in progress must get the order it had. Both runs validate
         # every `stop` batches, where the interrupted one stopped (a validation draws from the RNG).
-        hparams = {"lr": 0.05, "global_batch_size": 8, "shuffle": True}
-        for stop in (24, 17):
-            with self.subTest(stop=stop):
+        # Also with a generator built in build_training_data_loader (each epoch the next order of
+        # its stream, which the skip replays from the generator's seed).
+        for hparams, stop in [({"lr": 0.05, "global_batch_size": 8, "shuffle": True}, stop) for stop in (24, 17)] + \
+                [({"lr": 0.05, "global_batch_size": 8, "shuffle": True, "generator_seed": 7}, 17)]:
+            with self.subTest(stop=stop, generator="generator_seed" in hparams):
                 whole = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(36),
                                       validation_period=pytorch.Batch(stop))
                 train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(stop))
@@ -438,7 +440,7 @@ class Resume(unittest.TestCase):
                     self.assertTrue(torch.equal(a["momentum_buffer"], b["momentum_buffer"]))
                 self.assertEqual(resumed.counter.epochs, 3)
         # The shuffle is in effect (the test can fail): the same run in order ends elsewhere.
-        in_order = train_locally(rich_trial.RichTrial, dict(hparams, shuffle=False), pytorch.Batch(36),
+        in_order = train_locally(rich_trial.RichTrial, dict(hparams, shuffle=False, generator_seed=None), pytorch.Batch(36),
                                  validation_period=pytorch.Batch(17))
         self.assertFalse(torch.equal(in_order.model[0].weight, whole.model[0].weight))
 
