@@ -180,6 +180,8 @@ def lifecycle():
     check(exp.name == "sdk-test" and exp.config["searcher"]["metric"] == "loss" and exp.progress == 1.0,
           f"name, config, progress: {exp.name} {exp.config} {exp.progress}")
     check([e.id for e in client.list_experiments()] == [1], "list_experiments")
+    check(isinstance(client.list_experiments()[0], client.Experiment) and isinstance(trials[0], client.Trial),
+          "Determined's newer names: client.Experiment, client.Trial")
     check(client.list_experiments(states=[client.ExperimentState.ACTIVE]) == [], "list_experiments by state")
     check([e.id for e in client.list_experiments(name="sdk")] == [1] and client.list_experiments(name="zzz") == [],
           "list_experiments by name")

@@ -520,6 +520,12 @@ class ExperimentReference:
         _call("delete", _experiment_arg(self._id))
 
 
+# Determined's newer names for the same objects (its ExperimentReference and TrialReference remain
+# as older names).
+Experiment = ExperimentReference
+Trial = TrialReference
+
+
 # ---- the model registry (``searcher-run model``: the store's C++ code keeps it) ------------------------
 
 def _model_ref(identifier: Union[str, int]) -> List[str]:
