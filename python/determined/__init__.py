@@ -16,6 +16,9 @@ from determined import common
 from determined import errors
 from determined._import import import_from_path
 
+#: The Determined release whose APIs this package serves.
+__version__ = "0.37.0"
+
 #: Determined's log format (``logging.basicConfig(format=det.LOG_FORMAT)``).
 LOG_FORMAT = "%(levelname)s: [%(process)s] %(name)s: %(message)s"
 
@@ -25,5 +28,5 @@ class InvalidHP(Exception):
     searcher is told (invalid_hp) and replaces the trial where its method says so."""
 
 
-__all__ = ["ClusterInfo", "InvalidHP", "LOG_FORMAT", "RendezvousInfo", "ResourcesInfo",
+__all__ = ["__version__", "ClusterInfo", "InvalidHP", "LOG_FORMAT", "RendezvousInfo", "ResourcesInfo",
            "TrialInfo", "common", "core", "errors", "get_cluster_info", "import_from_path", "util"]

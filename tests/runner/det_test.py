@@ -58,7 +58,7 @@ python = "/usr/bin/python3"
 
 
 def grid(name, xs, length, **hparams):
-    return {"name": name, "entrypoint": f"{python} trial.py",
+    return {"name": name, "description": f"{name}: a grid over x", "entrypoint": f"{python} trial.py",
             "hyperparameters": {"x": {"type": "categorical", "vals": xs}, "sleep": 0.0, **hparams},
             "searcher": {"name": "grid", "metric": "loss", "smaller_is_better": True,
                          "max_length": {"batches": length}, "max_concurrent_trials": 2},
@@ -73,6 +73,8 @@ check("experiment_id" in bad.stderr and "'abc'" in bad.stderr, f"a bad id names 
 bad = run("t", "logs", "1", "--tail", "-3", expect=2)
 check("--tail" in bad.stderr and "-3" in bad.stderr, f"a bad --tail names the flag and value: {bad.stderr}")
 check(run("e", "bogus", expect=2).returncode == 2, "an unknown command exits 2")
+version = run("--version").stdout.strip()
+check(version.startswith("det 0.37.0 (hpsearch ") and version.endswith(")"), f"det --version: {version}")
 
 # ---- create -f: a search followed to its end ------------------------------------------------------
 config = write_json(home / "grid.json", grid("det-grid", [1, 3], 3))
@@ -101,6 +103,8 @@ best_trial = next(t for t, x in x_of.items() if x == 3)
 described = json.loads(run("e", "describe", "1", "--json").stdout)
 check(len(described) == 1 and described[0]["state"] == "COMPLETED", f"e describe --json: {described}")
 check("Workloads:" in run("e", "describe", "1").stdout, "e describe prints its three tables")
+check(described[0]["description"] == "det-grid: a grid over x", f"describe --json has the config's description: {described}")
+check("det-grid: a grid over x" in run("e", "describe", "1").stdout, "e describe shows the Description")
 
 best = rows("e", "lc", 1, "--best", 1)
 check(len(best) == 1 and best[0]["Trial ID"] == str(best_trial) and best[0]["# of Batches"] == "3",
@@ -113,6 +117,32 @@ check(uuid in run("c", "describe", uuid).stdout, "checkpoint describe shows the 
 path = run("checkpoint", "download", uuid, "-o", home / "ckpt", "-q").stdout.strip()
 check(path == str(home / "ckpt"), f"download -q prints the path: {path}")
 check(json.loads((home / "ckpt" / "model.json").read_text()) == {"x": 3, "steps": 3}, "the checkpoint's files")
+# det trial download with Determined's flags: --best (optionally --sort-by with --smaller-is-better),
+# --latest or --uuid; x = 3's trial keeps one checkpoint (steps 3), best and latest.
+for n, selector in enumerate((["--best"], ["--latest"], ["--uuid", uuid],
+                              ["--best", "--sort-by", "accuracy", "--smaller-is-better", "false"])):
+    target = home / f"trial-ckpt-{n}"
+    path = run("t", "download", best_trial, *selector, "-o", target, "-q").stdout.strip()
+    check(path == str(target) and json.loads((target / "model.json").read_text()) == {"x": 3, "steps": 3},
+          f"det t download {selector}: {path}")
+check(uuid in run("trial", "download", best_trial, "--latest", "-o", home / "trial-ckpt-table").stdout,
+      "without -q the checkpoint's table")
+check("--smaller-is-better" in run("t", "download", best_trial, "--best", "--sort-by", "loss", expect=1).stderr,
+      "--sort-by without --smaller-is-better is refused, naming it")
+check("--best" in run("t", "download", best_trial, expect=2).stderr, "one of --best/--latest/--uuid is required")
+check("'maybe'" in run("t", "download", best_trial, "--best", "--sort-by", "loss", "--smaller-is-better", "maybe",
+                       expect=2).stderr, "a bad --smaller-is-better names the value")
+
+# det e download-model-def: experiment_1_model_def.tgz, the model snapshot (the files given).
+import tarfile  # noqa: E402
+(home / "mdef").mkdir()
+run("e", "download-model-def", 1, "--output-dir", home / "mdef")
+with tarfile.open(home / "mdef" / "experiment_1_model_def.tgz") as tar:
+    check(sorted(tar.getnames()) == ["e2e_core_api.py", "trial.py"], f"the model definition: {tar.getnames()}")
+    check(tar.extractfile("trial.py").read() == (source / "tests" / "runner" / "trials" / "sdk_trial.py").read_bytes(),
+          "the model definition's trial.py is the file given")
+check("not a directory" in run("e", "download-model-def", 1, "--output-dir", home / "nowhere", expect=1).stderr,
+      "a missing --output-dir is refused")
 
 logs = run("t", "logs", best_trial, "--tail", 1).stdout.splitlines()
 check(logs == [f"trial {best_trial} done",
@@ -144,6 +174,7 @@ check(done.stdout.splitlines() == ["Created test experiment 2", "Model definitio
 tested = json.loads(run("e", "describe", 2, "--json").stdout)[0]
 lengths = [t["validations"][-1]["length"] for t in tested["experiment"]["trials"]]
 check(lengths == [1], f"test mode trains one trial for one batch: {lengths}")
+check("det-grid: a grid over x" in run("e", "describe", 2).stdout, "a --test experiment's Description")
 
 done = run("e", "create", config, model, "--config", f"entrypoint={python} -c 'raise SystemExit(3)'",
            "--config", "name=failing", "-f", expect=1)
@@ -172,10 +203,19 @@ while not rows("e", "lt", slow_id) or rows("e", "lt", slow_id)[0]["# of Batches"
     time.sleep(0.2)
 check(run("e", "pause", slow_id).stdout.strip() == f"Paused experiment {slow_id}", "pause")
 check("paused state" in run("e", "wait", slow_id, expect=1).stderr, "wait on a paused experiment: exit 1, says why")
+# A paused experiment has no end time, and activate keeps the start time (Determined's are the
+# experiment's, not its runner's): activated a second later, the start is the same.
+(paused_row,) = [r for r in rows("e", "list") if r["ID"] == str(slow_id)]
+check(paused_row["Start Time"] and not paused_row["End Time"], f"a PAUSED experiment in e list: {paused_row}")
+time.sleep(1.1)
 check(run("e", "activate", slow_id).stdout.strip() == f"Activated experiment {slow_id}", "activate")
+(active_row,) = [r for r in rows("e", "list") if r["ID"] == str(slow_id)]
+check(active_row["Start Time"] == paused_row["Start Time"], f"activate keeps the start: {paused_row} {active_row}")
 check(run("e", "kill", slow_id).stdout.strip() == f"Killed experiment {slow_id}", "kill")
 check(run("e", "wait", slow_id, "--polling-interval", 0.2, expect=1).stdout.strip()
       == f"Experiment {slow_id} terminated with state CANCELED", "a killed experiment ends CANCELED")
+(killed_row,) = [r for r in rows("e", "list") if r["ID"] == str(slow_id)]
+check(killed_row["End Time"], f"a CANCELED experiment has an end time: {killed_row}")
 check("--yes" in run("e", "delete", 3, expect=1).stderr, "delete without a terminal asks for --yes")
 check(run("e", "delete", 3, "--yes").stdout.strip() == "Successfully deleted experiment 3", "delete --yes")
 check("not found" in run("e", "describe", 3, expect=1).stderr, "a deleted experiment is gone")

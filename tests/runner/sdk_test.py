@@ -160,6 +160,32 @@ def lifecycle():
     worst = exp.top_checkpoint(sort_by="loss", smaller_is_better=False)
     check(worst.metadata["x"] == 1, f"smaller_is_better=False ranks the other way: {worst.metadata}")
 
+    # Determined's newer members. list_checkpoints: best first by default (the searcher metric in
+    # its order: losses 2.5 for x = 3, 3.5 for x = 2 and 4, 6.5 for x = 1), or by a metric or an
+    # attribute with an order; list_trials, name, config, progress; client.list_experiments.
+    listed = exp.list_checkpoints()
+    check([c.metadata["x"] for c in listed][::3] == [3, 1] and sorted(c.metadata["x"] for c in listed[1:3]) == [2, 4],
+          f"list_checkpoints(): {[c.metadata for c in listed]}")
+    check([c.uuid for c in exp.list_checkpoints(max_results=1)] == [best.uuid], "max_results=1 is the best")
+    by_accuracy = exp.list_checkpoints(sort_by="accuracy", order_by=client.OrderBy.DESC)
+    check([c.uuid for c in by_accuracy] == [c.uuid for c in listed], "accuracy 1/(1+loss), descending, is the same order")
+    check([c.metadata["x"] for c in exp.list_checkpoints(sort_by="loss", order_by=client.OrderBy.DESCENDING)][0] == 1,
+          "the worst first in descending order")
+    by_uuid = exp.list_checkpoints(sort_by=client.CheckpointSortBy.UUID, order_by=client.OrderBy.ASC)
+    check([c.uuid for c in by_uuid] == sorted(c.uuid for c in listed), "sorted by uuid")
+    raises(AssertionError, "both set", lambda: exp.list_checkpoints(sort_by="loss"))
+    raises(ValueError, "max_results", lambda: exp.list_checkpoints(max_results=0))
+    check([c.uuid for c in by_x[3].list_checkpoints()] == [best.uuid], "Trial.list_checkpoints")
+    check([t.id for t in exp.list_trials()] == ids and len(exp.list_trials(limit=2)) == 2, "list_trials")
+    check(exp.name == "sdk-test" and exp.config["searcher"]["metric"] == "loss" and exp.progress == 1.0,
+          f"name, config, progress: {exp.name} {exp.config} {exp.progress}")
+    check([e.id for e in client.list_experiments()] == [1], "list_experiments")
+    check(isinstance(client.list_experiments()[0], client.Experiment) and isinstance(trials[0], client.Trial),
+          "Determined's newer names: client.Experiment, client.Trial")
+    check(client.list_experiments(states=[client.ExperimentState.ACTIVE]) == [], "list_experiments by state")
+    check([e.id for e in client.list_experiments(name="sdk")] == [1] and client.list_experiments(name="zzz") == [],
+          "list_experiments by name")
+
     # Checkpoints by uuid, across experiments; download; metadata; delete.
     found = client.get_checkpoint(best.uuid)
     check(found.uuid == best.uuid and found.training.experiment_id == exp.id and found.state == client.CheckpointState.COMPLETED,
@@ -184,6 +210,20 @@ def lifecycle():
     doomed.delete()
     check(doomed.state == client.CheckpointState.DELETED, doomed.state)
     raises(client.NotFoundException, doomed.uuid, lambda: client.get_checkpoint(doomed.uuid))
+    # A deleted checkpoint is never a best or a latest (Determined: only COMPLETED checkpoints
+    # count). Each trial keeps one checkpoint (save_trial_latest/best 1: step 4, its validation).
+    raises(client.NotFoundException, "were all deleted", lambda: by_x[1].top_checkpoint())
+    raises(client.NotFoundException, "all were deleted", lambda: by_x[1].select_checkpoint(latest=True))
+    check(doomed.uuid not in [c.uuid for c in exp.top_n_checkpoints(4)], "top_n_checkpoints skips a deleted one")
+    best.delete()
+    # Then the experiment's best is x = 2's or x = 4's (loss 1 + 10/4 each), still stored.
+    after = exp.top_checkpoint()
+    check(after.uuid != best.uuid and after.metadata["x"] in (2, 4) and after.state == client.CheckpointState.COMPLETED,
+          f"the best once x = 3's is deleted: {after.metadata}")
+    top = exp.top_n_checkpoints(4)
+    check(sorted(c.metadata["x"] for c in top) == [2, 4], [c.metadata for c in top])
+    check(exp.top_n_checkpoints(1)[0].uuid == after.uuid, "top_n_checkpoints(1) is top_checkpoint()")
+    check(sorted(c.metadata["x"] for c in exp.list_checkpoints()) == [2, 4], "list_checkpoints lists no deleted one")
 
     # A second experiment from a dict: new experiment id, trial ids continue.
     second = client.create_experiment(config(xs=(3,), name="second"), str(model_dir))
@@ -390,6 +430,22 @@ def kill():
           f"a killed experiment's unfinished trials read CANCELED: {states}")
     raises(client.APIException, "only a PAUSED experiment can be activated", exp.activate)
     exp.kill()  # nothing to do: it has ended
+    # A trial that does not respond (a step of 1000 s) is stopped at once, not after the pause's
+    # 30 s grace: the runner finds the kill's mark on the first SIGTERM. Its log says it was
+    # killed and advises no activate.
+    stuck = client.create_experiment(config(xs=(3,), sleep=1000, length=2), str(model_dir))
+    trial = stuck.await_first_trial()
+    poll(lambda: any("starts at step 0" in line for line in trial.logs()), "the stuck trial to start")
+    started = time.monotonic()
+    stuck.kill()
+    elapsed = time.monotonic() - started
+    check(stuck.state == client.ExperimentState.CANCELED and elapsed < 20,
+          f"kill() of a stuck trial: {stuck.state} after {elapsed:.1f} s (the pause grace is 30 s)")
+    log = pathlib.Path(stuck.describe()["log"]).read_text()
+    check("received SIGTERM: the experiment is killed: stopping every trial now" in log
+          and "pausing every trial" not in log, log[-2000:])
+    check(log.rstrip().splitlines()[-1] == "killed: 1 trials (0 completed, 0 stopped, 0 errored); the experiment is "
+          "canceled and cannot be continued" and "activate" not in log, log[-2000:])
     # A paused experiment killed becomes CANCELED too.
     paused = client.create_experiment(config(sleep=0.5, length=40), str(model_dir))
     paused.await_first_trial()

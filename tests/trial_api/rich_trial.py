@@ -1,6 +1,9 @@
 """A trial with every piece of state a resume must restore: an MLP with dropout (RNG draws every
 batch), SGD with momentum (optimizer state), a StepLR stepped every batch (scheduler state), and
-a callback that counts batches (callback state). Data: 96 fixed random points, in order."""
+a callback that counts batches (callback state). Data: 96 fixed random points, in order, or
+with hparams shuffle: true reshuffled every epoch by torch's RandomSampler without a generator
+(each epoch's order drawn from torch's global RNG when the epoch begins), or from a generator
+seeded with hparams generator_seed when given."""
 import torch
 from determined import pytorch
 
@@ -46,7 +49,10 @@ class RichTrial(pytorch.PyTorchTrial):
         return {"counter": self.counter}
 
     def build_training_data_loader(self):
-        return pytorch.DataLoader(dataset(), batch_size=self.context.get_per_slot_batch_size())
+        seed = self.context.get_hparams().get("generator_seed")
+        return pytorch.DataLoader(dataset(), batch_size=self.context.get_per_slot_batch_size(),
+                                  shuffle=self.context.get_hparams().get("shuffle", False),
+                                  generator=None if seed is None else torch.Generator().manual_seed(seed))
 
     def build_validation_data_loader(self):
         return pytorch.DataLoader(dataset(), batch_size=32)

@@ -175,29 +175,42 @@ def final_state(exp):
 def resume():
     import torch
 
-    def config(crash_at):
+    def config(crash_at, shuffle=False, length=30, period=5):
         return f"""
 name: resume
 entrypoint: crashing_trial:CrashingTrial
-hyperparameters: {{lr: 0.05, global_batch_size: 8, crash_at: {crash_at}}}
-searcher: {{name: single, metric: validation_loss, max_length: {{batches: 30}}}}
-min_checkpoint_period: {{batches: 5}}
+hyperparameters: {{lr: 0.05, global_batch_size: 8, crash_at: {crash_at}, shuffle: {str(shuffle).lower()}}}
+searcher: {{name: single, metric: validation_loss, max_length: {{batches: {length}}}}}
+min_checkpoint_period: {{batches: {period}}}
 checkpoint_storage: {{save_trial_latest: 5}}
 reproducibility: {{experiment_seed: 3}}
 max_restarts: 1
 """
+
+    def equal_ends(whole_exp, crashed_exp, what):
+        a, b = final_state(whole_exp), final_state(crashed_exp)
+        for x, y in zip(a["models_state_dict"][0].values(), b["models_state_dict"][0].values()):
+            check(torch.equal(x, y), f"model weights differ after the resume ({what})")
+        for x, y in zip(a["optimizers_state_dict"][0]["state"].values(),
+                        b["optimizers_state_dict"][0]["state"].values()):
+            check(torch.equal(x["momentum_buffer"], y["momentum_buffer"]), f"momentum differs after the resume ({what})")
+        check(a["lr_schedulers_state_dict"] == b["lr_schedulers_state_dict"], f"LR schedulers differ ({what})")
+        check(torch.equal(a["rng_state"]["cpu_rng_state"], b["rng_state"]["cpu_rng_state"]), f"RNG states differ ({what})")
+        return a, b
+
     whole_exp, whole = search("whole", config(0))
     crashed_exp, crashed = search("crashed", config(17))
     check(whole["trials"][0]["trial_seed"] == crashed["trials"][0]["trial_seed"], "trial seeds differ")
     check(crashed["trials"][0].get("restarts") == 1, crashed["trials"][0])
-    a, b = final_state(whole_exp), final_state(crashed_exp)
-    for x, y in zip(a["models_state_dict"][0].values(), b["models_state_dict"][0].values()):
-        check(torch.equal(x, y), "model weights differ after the resume")
-    for x, y in zip(a["optimizers_state_dict"][0]["state"].values(), b["optimizers_state_dict"][0]["state"].values()):
-        check(torch.equal(x["momentum_buffer"], y["momentum_buffer"]), "momentum differs after the resume")
-    check(a["lr_schedulers_state_dict"] == b["lr_schedulers_state_dict"], "LR schedulers differ")
+    a, b = equal_ends(whole_exp, crashed_exp, "in order, from 15")
     check(a["callbacks"] == b["callbacks"] == {"counter": {"epochs": 2, "workloads": 6}}, (a["callbacks"], b["callbacks"]))
-    check(torch.equal(a["rng_state"]["cpu_rng_state"], b["rng_state"]["cpu_rng_state"]), "RNG states differ")
+    # shuffle=True (each epoch's order drawn from torch's RNG as it begins), 12 batches an epoch,
+    # a checkpoint every 12: killed at 30, restarted from the epoch boundary 24.
+    whole_exp, _ = search("whole-shuffled", config(0, shuffle=True, length=36, period=12))
+    crashed_exp, crashed = search("crashed-shuffled", config(30, shuffle=True, length=36, period=12))
+    check(crashed["trials"][0].get("restarts") == 1, crashed["trials"][0])
+    check("restoring the trial from checkpoint" in output(crashed_exp), output(crashed_exp))
+    equal_ends(whole_exp, crashed_exp, "shuffled, from 24")
 
 
 def pause():

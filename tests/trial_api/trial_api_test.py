@@ -394,7 +394,11 @@ class Resume(unittest.TestCase):
         state = torch.load(checkpoint / "state_dict.pth")
         self.assertEqual(sorted(state), ["callbacks", "lr_schedulers_state_dict", "models_state_dict",
                                          "optimizers_state_dict", "rng_state"])
-        self.assertEqual(sorted(state["rng_state"]), ["cpu_rng_state", "np_rng_state", "random_rng_state"])
+        # Determined's three RNG states, and hpsearch's: the state as the pass in progress (the
+        # second epoch, from batch 12) began.
+        self.assertEqual(sorted(state["rng_state"]), ["cpu_rng_state", "np_rng_state", "pass_start_rng_state",
+                                                      "random_rng_state"])
+        self.assertEqual(state["rng_state"]["pass_start_rng_state"]["pass"], 1)
         load_data = json.loads((checkpoint / "load_data.json").read_text())
         self.assertEqual(load_data["trial_type"], "PyTorchTrial")
         self.assertEqual(load_data["hparams"], hparams)
@@ -412,6 +416,33 @@ class Resume(unittest.TestCase):
         # Without the checkpoint the same 13 batches from scratch differ (the test can fail).
         fresh = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(13))
         self.assertFalse(torch.equal(fresh.model[0].weight, whole.model[0].weight))
+
+    def test_shuffled_resume_is_bit_identical(self):
+        # shuffle=True without a generator: torch's RandomSampler draws each epoch's order from
+        # torch's global RNG as the epoch begins (12 batches of 8 per epoch). Stopped at the epoch
+        # boundary 24 and mid-epoch at 17, resumed to 36: the skipped epochs must not shift the
+        # restored RNG, and the epoch in progress must get the order it had. Both runs validate
+        # every `stop` batches, where the interrupted one stopped (a validation draws from the RNG).
+        # Also with a generator built in build_training_data_loader (each epoch the next order of
+        # its stream, which the skip replays from the generator's seed).
+        for hparams, stop in [({"lr": 0.05, "global_batch_size": 8, "shuffle": True}, stop) for stop in (24, 17)] + \
+                [({"lr": 0.05, "global_batch_size": 8, "shuffle": True, "generator_seed": 7}, 17)]:
+            with self.subTest(stop=stop, generator="generator_seed" in hparams):
+                whole = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(36),
+                                      validation_period=pytorch.Batch(stop))
+                train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(stop))
+                checkpoint = latest_checkpoint()
+                resumed = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(36),
+                                        validation_period=pytorch.Batch(stop), latest_checkpoint=str(checkpoint))
+                for (name, a), b in zip(whole.model.state_dict().items(), resumed.model.state_dict().values()):
+                    self.assertTrue(torch.equal(a, b), name)
+                for a, b in zip(whole.opt.state_dict()["state"].values(), resumed.opt.state_dict()["state"].values()):
+                    self.assertTrue(torch.equal(a["momentum_buffer"], b["momentum_buffer"]))
+                self.assertEqual(resumed.counter.epochs, 3)
+        # The shuffle is in effect (the test can fail): the same run in order ends elsewhere.
+        in_order = train_locally(rich_trial.RichTrial, dict(hparams, shuffle=False, generator_seed=None), pytorch.Batch(36),
+                                 validation_period=pytorch.Batch(17))
+        self.assertFalse(torch.equal(in_order.model[0].weight, whole.model[0].weight))
 
     def test_load_trial_from_checkpoint_path(self):
         train_locally(onevar_trial.OneVarTrial, {"lr": 0.01, "global_batch_size": 2}, pytorch.Batch(3))

@@ -8,6 +8,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tarfile
 
 from determined.cli import _render
 from determined.cli._programs import CliError, apply_overrides, list_experiments, load_config
@@ -187,7 +188,7 @@ def describe(args):
         ["Experiment ID", "State", "Progress", "Started", "Ended", "Name", "Description", "Archived",
          "Resource Pool", "Labels"],
         [[d["id"], d["state"], _render.format_percent((d.get("experiment") or {}).get("progress", 0.0)),
-          _render.format_time(d.get("started")), _render.format_time(d.get("ended")), d.get("name"), None,
+          _render.format_time(d.get("started")), _render.format_time(d.get("ended")), d.get("name"), d.get("description"),
           False, None, None] for d in docs], args.csv)
     trials = [(exp, trial, batches) for exp in exps for trial, batches in _trial_rows(exp)]
     print("\nTrials:")
@@ -258,6 +259,23 @@ def list_checkpoints(args):
         return 0
     _render.table_or_csv(["Trial ID", "# of Batches", "State", "Validation Metric", "UUID", "Resources", "Size"],
                          rows, args.csv)
+    return 0
+
+
+def download_model_def(args):
+    """experiment_ID_model_def.tgz in --output-dir, as Determined's: the experiment's model
+    snapshot (the context directory as stored, .detignore honoured), paths relative to it."""
+    exp = _experiment(args.experiment_id)
+    source = pathlib.Path(exp.describe()["model_dir"])
+    output = pathlib.Path(args.output_dir)
+    if not output.is_dir():
+        raise CliError(f"--output-dir {output}: not a directory")
+    if not source.is_dir():
+        raise CliError(f"experiment {exp.id} has no model definition in the store ({source} is missing)")
+    target = output / f"experiment_{exp.id}_model_def.tgz"
+    with tarfile.open(target, "w:gz") as tar:
+        for path in sorted(source.rglob("*")):
+            tar.add(path, arcname=path.relative_to(source).as_posix(), recursive=False)
     return 0
 
 

@@ -59,6 +59,16 @@ def _count(text):
     return value
 
 
+def _boolean(text):
+    """A yes/no value as Determined's CLI reads one (distutils' strtobool)."""
+    lowered = text.lower()
+    if lowered in ("y", "yes", "t", "true", "on", "1"):
+        return True
+    if lowered in ("n", "no", "f", "false", "off", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false (yes/no, 1/0), got {text!r}")
+
+
 def _group(subparsers, name, short, help_text, default=None):
     parser = subparsers.add_parser(name, aliases=[short], help=help_text, description=help_text)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -123,6 +133,10 @@ def _experiment_commands(subparsers):
     p = _command(commands, "delete", _experiment.delete, "delete experiment")
     _experiment_id(p)
     p.add_argument("--yes", action="store_true", help="automatically answer yes to prompts")
+    p = _command(commands, "download-model-def", _experiment.download_model_def,
+                 "download model definition (experiment_ID_model_def.tgz)")
+    _experiment_id(p)
+    p.add_argument("--output-dir", default=".", help="the directory to write it in (default: the current one)")
     p = _command(commands, "wait", _experiment.wait, "wait for experiment to reach terminal state")
     _experiment_id(p)
     p.add_argument("--polling-interval", type=_positive, default=5.0, metavar="SECONDS",
@@ -145,6 +159,19 @@ def _trial_commands(subparsers):
     group.add_argument("--tail", type=_count, help="number of lines to show, counting from the end")
     p.add_argument("--rank-id", dest="rank_ids", type=int, action="append",
                    help="ranks to show logs from (repeat for multiple values)")
+    p = _command(commands, "download", _records.download_trial_checkpoint, "download checkpoint for trial")
+    p.add_argument("trial_id", type=int, help="trial ID")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--best", action="store_true", help="download the checkpoint with the best validation metric")
+    which.add_argument("--latest", action="store_true", help="download the most recent checkpoint")
+    which.add_argument("--uuid", help="download a checkpoint by specifying its UUID")
+    p.add_argument("-o", "--output-dir", help="output directory for the checkpoint (default checkpoints/UUID)")
+    p.add_argument("--sort-by", metavar="METRIC",
+                   help="with --best: the validation metric to sort on (default the searcher's); needs "
+                        "--smaller-is-better")
+    p.add_argument("--smaller-is-better", type=_boolean, metavar="BOOL",
+                   help="with --best --sort-by: the sort order (e.g. 'false' for accuracy)")
+    p.add_argument("-q", "--quiet", action="store_true", help="only print the path to the checkpoint")
 
 
 def _checkpoint_commands(subparsers):
@@ -187,6 +214,8 @@ def parser():
     top.add_argument("-m", "--master", metavar="ADDRESS",
                      help="accepted and ignored: the store is local (default $DET_MASTER)")
     top.add_argument("-u", "--user", help="accepted and ignored: one user, one machine")
+    top.add_argument("-v", "--version", dest="show_version", action="store_true",
+                     help="print the Determined version whose commands this is, and hpsearch's")
     subparsers = top.add_subparsers(dest="group", metavar="COMMAND")
     _experiment_commands(subparsers)
     _trial_commands(subparsers)
@@ -208,6 +237,8 @@ def main(argv=None):
         print(f"det: note: --master {args.master} ignored: hpsearch's experiment store is local "
               f"({os.environ.get('HPSEARCH_HOME') or 'HPSEARCH_HOME unset: ~/.local/share/hpsearch'})",
               file=sys.stderr)
+    if args.show_version:  # its own name: `det m describe --version N` is another option
+        return _records.print_version()
     run = getattr(args, "run", None)
     if args.group is None or run is None:
         (getattr(args, "parser", None) or top).print_help(sys.stderr)

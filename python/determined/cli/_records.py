@@ -75,6 +75,27 @@ def trial_logs(args):
     return 0
 
 
+def download_trial_checkpoint(args):
+    if args.sort_by is not None and not args.best:
+        raise CliError("--sort-by goes with --best")
+    if (args.sort_by is None) != (args.smaller_is_better is None):
+        raise CliError("--sort-by and --smaller-is-better go together: give both (e.g. --sort-by accuracy "
+                       "--smaller-is-better false) or neither (the searcher's metric and order)")
+    checkpoint = client.get_trial(args.trial_id).select_checkpoint(
+        latest=args.latest, best=args.best, uuid=args.uuid, sort_by=args.sort_by,
+        smaller_is_better=args.smaller_is_better)
+    _download(checkpoint, args)
+    return 0
+
+
+def print_version():
+    """`det 0.37.0 (hpsearch VERSION)`: Determined's form first (scripts read `det X.Y.Z`)."""
+    import determined
+    hpsearch = run("searcher-run", "HPSEARCH_SEARCHER_RUN", ["--version"]).split()[-1]
+    print(f"det {determined.__version__} (hpsearch {hpsearch})")
+    return 0
+
+
 # ---- checkpoints ---------------------------------------------------------------------------------
 
 def render_checkpoint(checkpoint, path=None):
@@ -93,13 +114,16 @@ def describe_checkpoint(args):
     return 0
 
 
-def download_checkpoint(args):
-    checkpoint = client.get_checkpoint(args.uuid)
+def _download(checkpoint, args):
     path = checkpoint.download(path=args.output_dir)
     if args.quiet:
         print(path)
     else:
         render_checkpoint(checkpoint, path)
+
+
+def download_checkpoint(args):
+    _download(client.get_checkpoint(args.uuid), args)
     return 0
 
 

@@ -4,8 +4,8 @@ import client`` (docs/sdk.md); and the Trial API's local and test modes (``creat
 
 from determined.experimental import client
 from determined.experimental._native import create, test_one_batch
-from determined.experimental.client import (Checkpoint, Determined, ExperimentReference, Model,
-                                            ModelVersion, TrialReference)
+from determined.experimental.client import (Checkpoint, Determined, Experiment, ExperimentReference, Model,
+                                            ModelVersion, Trial, TrialReference)
 
-__all__ = ["Checkpoint", "Determined", "ExperimentReference", "Model", "ModelVersion",
-           "TrialReference", "client", "create", "test_one_batch"]
+__all__ = ["Checkpoint", "Determined", "Experiment", "ExperimentReference", "Model", "ModelVersion",
+           "Trial", "TrialReference", "client", "create", "test_one_batch"]

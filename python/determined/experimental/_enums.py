@@ -76,6 +76,33 @@ class TrialOrderBy(enum.Enum):
     DESC = 2
 
 
+#: Determined's ``client.OrderBy`` (ASC/ASCENDING, DESC/DESCENDING): the trial order is the same enum.
+OrderBy = TrialOrderBy
+
+
+class CheckpointSortBy(enum.Enum):
+    """What ``list_checkpoints`` sorts by (or a validation metric's name, as a string)."""
+    UUID = "UUID"
+    TRIAL_ID = "TRIAL_ID"
+    BATCH_NUMBER = "BATCH_NUMBER"
+    END_TIME = "END_TIME"
+    STATE = "STATE"
+    SEARCHER_METRIC = "SEARCHER_METRIC"
+
+
+class ExperimentSortBy(enum.Enum):
+    """What ``list_experiments`` sorts by: the fields the store has."""
+    UNSPECIFIED = 0
+    ID = 1
+    DESCRIPTION = 2
+    START_TIME = 4
+    END_TIME = 5
+    STATE = 6
+    NUM_TRIALS = 8
+    PROGRESS = 9
+    NAME = 11
+
+
 class ModelSortBy(enum.Enum):
     UNSPECIFIED = 0
     NAME = 1

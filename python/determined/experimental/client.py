@@ -29,8 +29,9 @@ import tempfile
 import time
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
-from determined.experimental._enums import (CheckpointState, DownloadMode, ExperimentState, ModelOrderBy, ModelSortBy,
-                                            TrialOrderBy, TrialSortBy, TrialState, _TERMINAL, _TRIAL_STATES,
+from determined.experimental._enums import (CheckpointSortBy, CheckpointState, DownloadMode, ExperimentSortBy,
+                                            ExperimentState, ModelOrderBy, ModelSortBy, OrderBy, TrialOrderBy,
+                                            TrialSortBy, TrialState, _TERMINAL, _TRIAL_STATES,
                                             _UNFINISHED_TRIAL_STATES)
 # The store through searcher-run (and the exceptions it raises, part of this module's API).
 from determined.experimental._store import (APIException, NotFoundException, _call, _checkpoint_arg, _describe,
@@ -170,15 +171,76 @@ def _trial_checkpoints(experiment_id: int, trial: Dict[str, Any]) -> List[Checkp
             for c in stored if c.get("storage_id")]
 
 
+def _score(c: Checkpoint, metric: str, smaller_is_better: bool) -> Optional[float]:
+    """The checkpoint's validation of ``metric``, smaller better; None without a number."""
+    value = _number(c.training.validation_metrics["avgMetrics"].get(metric))
+    if value is None or math.isnan(value):
+        return None
+    return value if smaller_is_better else -value
+
+
 def _rank(checkpoints: List[Checkpoint], metric: str, smaller_is_better: bool) -> List[Checkpoint]:
-    """Those with a number for ``metric``, best first."""
-    scored = []
-    for c in checkpoints:
-        value = _number(c.training.validation_metrics["avgMetrics"].get(metric))
-        if value is not None and not math.isnan(value):
-            scored.append((value if smaller_is_better else -value, c))
-    scored.sort(key=lambda pair: pair[0])
+    """Those with a number for ``metric``, best first (ties in the given order)."""
+    scored = [(_score(c, metric, smaller_is_better), c) for c in checkpoints]
+    scored = sorted(((key, c) for key, c in scored if key is not None), key=lambda pair: pair[0])
     return [c for _, c in scored]
+
+
+def _first_stored(checkpoints: Iterable[Checkpoint]) -> Optional[Checkpoint]:
+    """The first that is still in storage (COMPLETED, not DELETED): experiment.json keeps listing
+    a deleted one. Each is asked of searcher-run only when reached."""
+    return next((c for c in checkpoints if c._stored() is not None), None)
+
+
+def _best_of_trials(per_trial: List[List[Checkpoint]], metric: str, smaller_is_better: bool,
+                    limit: int) -> List[Checkpoint]:
+    """The best stored checkpoint of each of the ``limit`` best trials (each trial's checkpoints
+    given ranked, best first). Checked best first, over all trials: a trial is taken at its
+    best checkpoint still stored, and storage is asked only about the candidates reached."""
+    candidates = sorted(((_score(c, metric, smaller_is_better), t, c) for t, ranked in enumerate(per_trial)
+                         for c in ranked), key=lambda candidate: candidate[0])
+    taken: Dict[int, Checkpoint] = {}
+    for _, trial, c in candidates:
+        if len(taken) == limit:
+            break
+        if trial not in taken and c._stored() is not None:
+            taken[trial] = c
+    return list(taken.values())
+
+
+def _list_checkpoints(checkpoints: List[Checkpoint], sort_by: Any, order_by: Optional[OrderBy],
+                      max_results: Optional[int], experiment: Dict[str, Any]) -> List[Checkpoint]:
+    """Determined's ``list_checkpoints``: sort_by and order_by both or neither (neither: the
+    searcher metric in its order); only checkpoints still stored; by a metric (the searcher's or a
+    name), only those with a validation of it."""
+    if (sort_by is None) != (order_by is None):
+        raise AssertionError("sort_by and order_by must be either both set, or neither.")
+    if sort_by is not None and not isinstance(sort_by, (CheckpointSortBy, str)):
+        raise ValueError("sort_by must be of type CheckpointSortBy or str")
+    if max_results is not None and (isinstance(max_results, bool) or not isinstance(max_results, int)
+                                    or max_results < 1):
+        raise ValueError(f"max_results must be a positive integer, got {max_results!r}")
+    descending = order_by in (OrderBy.DESCENDING,)
+    if sort_by is None or sort_by == CheckpointSortBy.SEARCHER_METRIC:
+        if order_by is None:
+            descending = not experiment["smaller_is_better"]
+        sort_by = experiment["metric"]
+    if isinstance(sort_by, str):
+        ordered = _rank(checkpoints, sort_by, not descending)
+    else:
+        key = {CheckpointSortBy.UUID: lambda c: c.uuid,
+               CheckpointSortBy.TRIAL_ID: lambda c: (c.training.trial_id or 0, c.steps_completed or 0),
+               CheckpointSortBy.BATCH_NUMBER: lambda c: c.steps_completed or 0,
+               CheckpointSortBy.END_TIME: lambda c: c.report_time or "",
+               CheckpointSortBy.STATE: lambda c: 0}[sort_by]  # every one listed is COMPLETED
+        ordered = sorted(checkpoints, key=key, reverse=descending)
+    stored = []
+    for c in ordered:  # storage is asked in order, until max_results are found
+        if max_results is not None and len(stored) == max_results:
+            break
+        if c._stored() is not None:
+            stored.append(c)
+    return stored
 
 
 # ---- trials ----------------------------------------------------------------------------------------
@@ -304,17 +366,29 @@ class TrialReference:
                 if c.uuid == uuid:
                     return c
             raise NotFoundException(f"checkpoint {uuid} not found in trial {self.id}")
+        # Only checkpoints still in storage, as Determined considers only COMPLETED ones.
         if not checkpoints:
             raise NotFoundException(f"trial {self.id} has no checkpoint")
         if latest:
-            return max(checkpoints, key=lambda c: (c.steps_completed or 0))
+            found = _first_stored(sorted(checkpoints, key=lambda c: -(c.steps_completed or 0)))
+            if found is None:
+                raise NotFoundException(f"trial {self.id} has no checkpoint: all were deleted")
+            return found
         experiment = self._searcher()
         metric = sort_by or experiment["metric"]
         sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
         ranked = _rank(checkpoints, metric, sib)
-        if not ranked:
+        best = _first_stored(ranked)
+        if best is None and ranked:
+            raise NotFoundException(f"trial {self.id}'s checkpoints with a validation of '{metric}' were all deleted")
+        if best is None:
             raise NotFoundException(f"trial {self.id} has no checkpoint with a validation of '{metric}'")
-        return ranked[0]
+        return best
+
+    def list_checkpoints(self, sort_by: Optional[Union[str, CheckpointSortBy]] = None,
+                         order_by: Optional[OrderBy] = None, max_results: Optional[int] = None) -> List[Checkpoint]:
+        """The trial's checkpoints still stored, sorted (``_list_checkpoints``)."""
+        return _list_checkpoints(self._checkpoints(), sort_by, order_by, max_results, self._searcher())
 
     def get_metrics(self, group: Optional[str] = None) -> Iterator[TrialMetrics]:
         """Every metrics report of the trial (``group``: "training", "validation", or any), in order."""
@@ -344,6 +418,25 @@ class ExperimentReference:
     def state(self) -> ExperimentState:
         return ExperimentState(_describe(self._id)["state"])
 
+    @property
+    def name(self) -> Optional[str]:
+        return _describe(self._id)["name"]
+
+    @property
+    def description(self) -> Optional[str]:
+        return _describe(self._id).get("description")
+
+    @property
+    def config(self) -> Optional[Dict[str, Any]]:
+        """The config as given (experiment.yaml, parsed by searcher-run); None if it does not parse."""
+        return _describe(self._id).get("experiment_config")
+
+    @property
+    def progress(self) -> Optional[float]:
+        """The searcher's progress, 0 to 1; None until the runner has recorded the experiment."""
+        experiment = _describe(self._id).get("experiment")
+        return experiment.get("progress") if isinstance(experiment, dict) else None
+
     def describe(self) -> Dict[str, Any]:
         """What ``searcher-run describe ID --json`` says (state, paths, the runner's experiment.json)."""
         return _describe(self._id)
@@ -370,6 +463,21 @@ class ExperimentReference:
             raise ValueError(f"get_trials(): sorting by {sort_by} is not supported (by ID only)")
         return trials
 
+    def list_trials(self, sort_by: Optional[TrialSortBy] = None, order_by: Optional[OrderBy] = None,
+                    limit: Optional[int] = None) -> List[TrialReference]:
+        """The experiment's trials by id (the store's only order), at most ``limit``."""
+        trials = self.get_trials(sort_by or TrialSortBy.ID, order_by or OrderBy.ASCENDING)
+        return trials if limit is None else trials[:limit]
+
+    def list_checkpoints(self, sort_by: Optional[Union[str, CheckpointSortBy]] = None,
+                         order_by: Optional[OrderBy] = None, max_results: Optional[int] = None) -> List[Checkpoint]:
+        """Every trial's checkpoints still stored, sorted (``_list_checkpoints``); Determined's
+        ``exp.list_checkpoints()[0]`` is the best."""
+        experiment = _describe(self._id)
+        checkpoints = [c for trial in (experiment.get("experiment") or {}).get("trials", [])
+                       for c in _trial_checkpoints(self._id, trial)]
+        return _list_checkpoints(checkpoints, sort_by, order_by, max_results, experiment)
+
     def await_first_trial(self, interval: float = 0.1) -> TrialReference:
         while True:
             trials = self.get_trials()
@@ -382,16 +490,15 @@ class ExperimentReference:
     def top_n_checkpoints(self, limit: int, sort_by: Optional[str] = None,
                           smaller_is_better: Optional[bool] = None) -> List[Checkpoint]:
         """The best checkpoint of each of the ``limit`` best trials, by the validation at the
-        checkpoint's steps (the searcher metric unless ``sort_by``)."""
+        checkpoint's steps (the searcher metric unless ``sort_by``); only checkpoints still in
+        storage count (Determined: "Only checkpoints in a COMPLETED state with a matching
+        COMPLETED validation are considered")."""
         experiment = _describe(self._id)
         metric = sort_by or experiment["metric"]
         sib = experiment["smaller_is_better"] if sort_by is None or smaller_is_better is None else smaller_is_better
-        best_per_trial = []
-        for trial in (experiment.get("experiment") or {}).get("trials", []):
-            ranked = _rank(_trial_checkpoints(self._id, trial), metric, sib)
-            if ranked:
-                best_per_trial.append(ranked[0])
-        return _rank(best_per_trial, metric, sib)[:limit]
+        per_trial = [_rank(_trial_checkpoints(self._id, trial), metric, sib)
+                     for trial in (experiment.get("experiment") or {}).get("trials", [])]
+        return _best_of_trials(per_trial, metric, sib, limit)
 
     def top_checkpoint(self, sort_by: Optional[str] = None, smaller_is_better: Optional[bool] = None) -> Checkpoint:
         top = self.top_n_checkpoints(1, sort_by, smaller_is_better)
@@ -411,6 +518,12 @@ class ExperimentReference:
 
     def delete(self) -> None:
         _call("delete", _experiment_arg(self._id))
+
+
+# Determined's newer names for the same objects (its ExperimentReference and TrialReference remain
+# as older names).
+Experiment = ExperimentReference
+Trial = TrialReference
 
 
 # ---- the model registry (``searcher-run model``: the store's C++ code keeps it) ------------------------
@@ -555,6 +668,28 @@ class Determined:
         _describe(experiment_id)  # raises NotFoundException naming it
         return ExperimentReference(experiment_id)
 
+    def list_experiments(self, sort_by: Optional[ExperimentSortBy] = None, order_by: Optional[OrderBy] = None,
+                         experiment_ids: Optional[List[int]] = None, labels: Optional[List[str]] = None,
+                         users: Optional[List[str]] = None, states: Optional[List[ExperimentState]] = None,
+                         name: Optional[str] = None, project_id: Optional[int] = None) -> List[ExperimentReference]:
+        """The store's experiments (``searcher-run ls --json``), filtered by id, state and name
+        (a part of it). The store has no labels (given any, none matches), one user and no
+        projects (users and project_id are accepted and filter nothing)."""
+        records = json.loads(_call("ls", "--json"))
+        wanted_states = {s.value for s in states} if states else None
+        records = [e for e in records if (experiment_ids is None or e["id"] in experiment_ids)
+                   and (wanted_states is None or e["state"] in wanted_states)
+                   and (not name or name in (e.get("name") or "")) and not labels]
+        key = {ExperimentSortBy.NAME: lambda e: e.get("name") or "",
+               ExperimentSortBy.DESCRIPTION: lambda e: e.get("description") or "",
+               ExperimentSortBy.START_TIME: lambda e: e.get("started") or "",
+               ExperimentSortBy.END_TIME: lambda e: e.get("ended") or "",
+               ExperimentSortBy.STATE: lambda e: e["state"],
+               ExperimentSortBy.NUM_TRIALS: lambda e: e.get("trials") or 0,
+               ExperimentSortBy.PROGRESS: lambda e: e.get("progress") or 0.0}.get(sort_by, lambda e: e["id"])
+        records.sort(key=lambda e: (key(e), e["id"]), reverse=order_by in (OrderBy.DESCENDING,))
+        return [ExperimentReference(e["id"]) for e in records]
+
     def get_trial(self, trial_id: int) -> TrialReference:
         return TrialReference(trial_id)
 
@@ -640,6 +775,13 @@ def get_experiment(experiment_id: int) -> ExperimentReference:
 
 def get_trial(trial_id: int) -> TrialReference:
     return _client().get_trial(trial_id)
+
+
+def list_experiments(sort_by: Optional[ExperimentSortBy] = None, order_by: Optional[OrderBy] = None,
+                     experiment_ids: Optional[List[int]] = None, labels: Optional[List[str]] = None,
+                     users: Optional[List[str]] = None, states: Optional[List[ExperimentState]] = None,
+                     name: Optional[str] = None, project_id: Optional[int] = None) -> List[ExperimentReference]:
+    return _client().list_experiments(sort_by, order_by, experiment_ids, labels, users, states, name, project_id)
 
 
 def get_checkpoint(uuid: str) -> Checkpoint:

@@ -6,7 +6,8 @@ operation's length, the validation, checkpoint or reporting period), report trai
 act on each boundary reached (validate, checkpoint, report progress), check for a pause or a
 stop request, and at the end of an operation validate and checkpoint unless already current.
 A pause or stop checkpoints unsaved work and exits. Checkpoints hold state_dict.pth
-(models, optimizers, LR schedulers, callbacks, RNG state), trial_state.pkl (the loop's
+(models, optimizers, LR schedulers, callbacks, RNG state, and the RNG state as the training
+data's pass in progress began: samplers.py), trial_state.pkl (the loop's
 counters), load_data.json and code/."""
 
 import abc
@@ -28,13 +29,14 @@ import torch
 
 import determined as det
 from determined import core, errors
-from determined.pytorch import _data, _reducer
+from determined.pytorch import _data, _reducer, samplers
+from determined.pytorch._rng import rng_state, set_rng_state
 from determined.pytorch._lr_scheduler import batches_to_step
 from determined.pytorch._units import Batch, Epoch, TrainUnit
 
 logger = logging.getLogger("determined.pytorch")
 
-VERSION = "0.37.0"
+VERSION = det.__version__
 
 
 class PyTorchTrial(abc.ABC):
@@ -108,11 +110,6 @@ class _LocalOperation:
         self._completed = True
 
 
-def _rng_state():
-    return {"cpu_rng_state": torch.random.get_rng_state(), "np_rng_state": np.random.get_state(),
-            "random_rng_state": random.getstate()}
-
-
 def set_random_seeds(seed):
     random.seed(seed)
     np.random.seed(seed)
@@ -166,10 +163,7 @@ def load_states(context, checkpoint, callbacks=None):
     if scaler_state is not None and context._scaler is not None:
         context._scaler.load_state_dict(scaler_state)
     if "rng_state" in checkpoint:
-        rng = checkpoint["rng_state"]
-        np.random.set_state(rng["np_rng_state"])
-        random.setstate(rng["random_rng_state"])
-        torch.random.set_rng_state(rng["cpu_rng_state"])
+        set_rng_state(checkpoint["rng_state"])
     else:
         logger.warning("the checkpoint has no random state to restore")
     saved_callbacks = checkpoint.get("callbacks", {})
@@ -324,12 +318,14 @@ class _Controller:
                               batches_trained=batches, epochs_trained=None)
         return _State(trial_id=self.trial_id)
 
-    def _load(self, path):
+    def _read_checkpoint(self, path):
         state_file = find_state_dict(path)
         if state_file is None:
             logger.warning(f"checkpoint {path} has no state_dict.pth: starting from the initial weights")
-            return
-        checkpoint = torch.load(str(state_file), map_location="cpu")
+            return None
+        return torch.load(str(state_file), map_location="cpu")
+
+    def _load(self, checkpoint):
         for callback in self.callbacks.values():
             callback.on_checkpoint_load_start(checkpoint)
         load_states(self.context, checkpoint, self.callbacks)
@@ -343,8 +339,12 @@ class _Controller:
             "optimizers_state_dict": [o.state_dict() for o in self.context.optimizers],
             "lr_schedulers_state_dict": [s.state_dict() for s in self.context.lr_schedulers],
             "callbacks": {name: cb.state_dict() for name, cb in self.callbacks.items()},
-            "rng_state": _rng_state(),
+            "rng_state": rng_state(),
         }
+        repeat = samplers.repeat_sampler(getattr(self.training_loader, "batch_sampler", None))
+        if repeat is not None and repeat.pass_start is not None:
+            # hpsearch's key (Determined reads only its own three from rng_state).
+            checkpoint["rng_state"]["pass_start_rng_state"] = repeat.pass_start
         if self.context._scaler is not None:
             checkpoint["scaler_state_dict"] = self.context._scaler.state_dict()
         for callback in self.callbacks.values():
@@ -431,14 +431,23 @@ class _Controller:
             self._set_data_loaders(skip=start.batches_trained)
             if start.epochs_trained is None:
                 start.epochs_trained = start.batches_trained // self.context._epoch_len
+            checkpoint = None
+            if self.latest_checkpoint is not None:
+                logger.info(f"restoring the trial from checkpoint {self.latest_checkpoint}")
+                with self.core.checkpoint.restore_path(self.latest_checkpoint) as path:
+                    checkpoint = self._read_checkpoint(path)
+            # The skip begins the training data's pass in progress at the checkpoint from the RNG
+            # state it began from (so a shuffled epoch keeps its order), before the iterator is
+            # made: with workers, making it fetches the first batches.
+            repeat = samplers.repeat_sampler(getattr(self.training_loader, "batch_sampler", None))
+            if repeat is not None and checkpoint is not None:
+                repeat.replay = checkpoint.get("rng_state", {}).get("pass_start_rng_state")
             # The iterator is made before the state is loaded, as Determined's, so that the RNG
             # draws that made it do not shift the restored RNG state.
             self.training_iterator = iter(self.training_loader)
             self.batch_idx = start.batches_trained
-            if self.latest_checkpoint is not None:
-                logger.info(f"restoring the trial from checkpoint {self.latest_checkpoint}")
-                with self.core.checkpoint.restore_path(self.latest_checkpoint) as path:
-                    self._load(path)
+            if checkpoint is not None:
+                self._load(checkpoint)
             self.state = start
             for callback in self.callbacks.values():
                 callback.on_training_start()

@@ -3,24 +3,43 @@ slots of a trial, and skipping the batches trained before a resume.
 
 Sharding hands each rank every ``num_replicas``-th batch starting at its rank; skipping counts
 batches *after* sharding (a rank skips the batches it trained itself), so a trial resumed at
-batch B of each rank sees exactly the batches an uninterrupted one would have."""
+batch B of each rank sees exactly the batches an uninterrupted one would have.
+
+A sampler may draw its order from the global RNGs when a pass begins (torch's RandomSampler
+without a generator, which ``shuffle=True`` makes, draws each epoch's seed from torch's). So that
+a resumed trial also sees the same order, the repeat notes the RNGs' state as each pass begins
+(the trial's checkpoint keeps the last), a resume begins that pass again from it, and the skip
+leaves the global RNGs as it found them."""
 
 import numpy as np
 import torch.utils.data
 
+from determined.pytorch._rng import rng_state, set_rng_state
+
 
 class RepeatBatchSampler(torch.utils.data.BatchSampler):
-    """Goes through the wrapped batch sampler again and again; its length is one pass."""
+    """Goes through the wrapped batch sampler again and again; its length is one pass.
+
+    ``pass_start`` is the last pass begun, ``{"pass": index, "rng_state": the global RNGs' state
+    just before it began}``; given a ``replay`` of that form, the pass of that index begins from
+    that state instead (the skip of a resumed trial, which then puts the RNGs back)."""
 
     def __init__(self, batch_sampler):
         self.batch_sampler = batch_sampler
+        self.pass_start = None
+        self.replay = None
 
     def __len__(self):
         return len(self.batch_sampler)
 
     def __iter__(self):
+        index = 0
         while True:
+            if self.replay is not None and self.replay["pass"] == index:
+                set_rng_state(self.replay["rng_state"])
+            self.pass_start = {"pass": index, "rng_state": rng_state()}
             yield from self.batch_sampler
+            index += 1
 
 
 class DistributedBatchSampler(torch.utils.data.BatchSampler):
@@ -49,7 +68,9 @@ class DistributedBatchSampler(torch.utils.data.BatchSampler):
 class SkipBatchSampler(torch.utils.data.BatchSampler):
     """Drops the first ``skip`` batches of the wrapped sampler. Its length stays the wrapped
     sampler's, so that epoch boundaries are counted from the start of training, not from the
-    resume (Determined's behaviour)."""
+    resume (Determined's behaviour). The global RNGs are left as the skip found them: the draws
+    of the skipped passes were made before the checkpoint that restored them (Determined's skip
+    draws them again, so that there a shuffled resume does not continue the uninterrupted order)."""
 
     def __init__(self, batch_sampler, skip):
         self.batch_sampler = batch_sampler
@@ -60,12 +81,23 @@ class SkipBatchSampler(torch.utils.data.BatchSampler):
 
     def __iter__(self):
         iterator = iter(self.batch_sampler)
-        for _ in range(self.skip):
+        if self.skip > 0:
+            saved = rng_state()
             try:
-                next(iterator)
+                for _ in range(self.skip):
+                    next(iterator)
             except StopIteration:
                 return
+            finally:
+                set_rng_state(saved)
         yield from iterator
+
+
+def repeat_sampler(batch_sampler):
+    """The RepeatBatchSampler under a chain of Determined's batch samplers, or None."""
+    while batch_sampler is not None and not isinstance(batch_sampler, RepeatBatchSampler):
+        batch_sampler = getattr(batch_sampler, "batch_sampler", None)
+    return batch_sampler
 
 
 # Record-level building blocks, for users who assemble their own torch DataLoader (and call

@@ -1,5 +1,5 @@
-// `searcher-run kill ID`: the experiment ends CANCELED. A running one gets SIGTERM twice (its
-// trials are stopped at once); a paused one is marked so.
+// `searcher-run kill ID`: the experiment ends CANCELED. A running one is marked, then its runner
+// gets SIGTERM and, finding the mark, stops its trials at once; a paused one is marked so.
 #include <ostream>
 
 #include "commands/store_commands.hpp"
@@ -36,8 +36,9 @@ int kill_experiment(const cli::Args& args, std::ostream& out, std::ostream&, boo
 const runner_cli::Command& kill_command() {
   static const runner_cli::Command command{
       "kill ID [--timeout S]", "its trials are stopped; it ends CANCELED",
-      "Cancels an experiment: a running one's runner gets SIGTERM twice (its trials are stopped\n"
-      "at once); a paused one is marked so. It ends CANCELED.\n",
+      "Cancels an experiment: a running one is marked killed and its runner gets SIGTERM (its\n"
+      "trials are stopped at once, with no checkpoint); a paused one is marked so. It ends\n"
+      "CANCELED and cannot be activated.\n",
       cli::OptionSet("kill").add(stop_option_group()).flag("--help", "this text"), kill_experiment};
   return command;
 }

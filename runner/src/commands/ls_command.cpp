@@ -42,6 +42,7 @@ int list_experiments(const cli::Args& parsed, std::ostream& out, std::ostream&, 
     }
     j.erase("experiment");
     j.erase("trial_index");
+    j.erase("experiment_config");
     all.push_back(std::move(j));
   }
   if (parsed.flag("--json")) {

@@ -261,20 +261,29 @@ RunOutcome Experiment::run() {
     for (const int s : supervisor_.woken() ? signals.drain() : std::vector<int>{}) {
       if (s == SIGCHLD) supervisor_.child_exited();
       if (s != SIGINT && s != SIGTERM) continue;
+      // A kill (the store marks it before it signals) is final: nothing waits for checkpoints
+      // that no one will resume from, as if the second signal had come with the first (two
+      // sent at once may arrive as one).
+      const bool killed = options_.kill_requested && options_.kill_requested();
+      if (killed) report_.mark_killed();
+      const std::string stopping = killed ? "the experiment is killed: stopping every trial now"
+                                          : "stopping every trial now";
       if (!interrupted_) {
         interrupted_ = s;
-        pausing = true;
+        pausing = !killed;
         pause_deadline =
             std::chrono::steady_clock::now() +
             std::chrono::milliseconds(static_cast<long>(options_.pause_seconds * 1000));
-        report_.log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") +
-                    ": pausing every trial (they checkpoint and exit); send it again to stop "
-                    "them at once");
+        report_.log(std::string("received ") + (s == SIGINT ? "SIGINT" : "SIGTERM") + ": " +
+                    (killed ? stopping
+                            : "pausing every trial (they checkpoint and exit); send it again to "
+                              "stop them at once"));
         for (const std::uint32_t i : supervisor_.running_trials()) reconcile(i);
+        if (!killed) continue;
       } else {
-        report_.log("stopping every trial now");
-        for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
+        report_.log(stopping);
       }
+      for (const std::uint32_t i : supervisor_.running_trials()) supervisor_.terminate(i, true);
     }
     deliver_batch();
     if (custom()) {

@@ -241,7 +241,11 @@ void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord
                      const std::string& continue_command, const std::string& error) {
   const OutcomeCounts c = counts(trials);
   std::ostringstream text;
-  if (interrupted) {
+  if (interrupted && killed_) {
+    text << "killed: " << trials.size() << " trials (" << c.completed << " completed, " << c.stopped
+         << " stopped, " << c.errored
+         << " errored); the experiment is canceled and cannot be continued\n";
+  } else if (interrupted) {
     text << "paused: " << trials.size() << " trials so far (" << c.completed << " completed, "
          << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
          << directory_.string() << "\ncontinue with: "

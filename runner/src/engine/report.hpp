@@ -77,6 +77,8 @@ class Report {
   /// (Experiment::deliver_batch). The destructor writes any still held.
   void hold_log() { held_ = true; }
   void release_log();
+  /// The run is being killed (`searcher-run kill`): the summary says so and advises nothing.
+  void mark_killed() { killed_ = true; }
   ~Report();
   Report(const Report&) = delete;
   Report& operator=(const Report&) = delete;
@@ -120,6 +122,7 @@ class Report {
   std::string held_err_;  // the held lines for stderr (runner.log's wait in log_'s buffer)
   bool status_drawn_ = false;
   std::chrono::steady_clock::time_point last_status_{};
+  bool killed_ = false;
 };
 
 }  // namespace hpsearch::runner_detail

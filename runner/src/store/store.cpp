@@ -334,6 +334,11 @@ Status Store::status(std::uint64_t id) const {
   return status;
 }
 
+nlohmann::json Status::end_time() const {
+  const bool ended = state == "COMPLETED" || state == "CANCELED" || state == "ERROR";
+  return ended ? record.value("ended", nlohmann::json(nullptr)) : nlohmann::json(nullptr);
+}
+
 bool Store::signal_runner(std::uint64_t id, int signal) const {
   // A run that has just taken the lock may not have written its pid yet (state.json still
   // holds the previous run's, with its end): wait for it rather than signal a stale pid.

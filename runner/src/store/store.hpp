@@ -46,6 +46,11 @@ struct Status {
   nlohmann::json record = nlohmann::json::object();  ///< state.json as written
   /// The store's records of the experiment found damaged (do not parse): "state.json".
   std::vector<std::string> damaged;
+
+  /// When the experiment ended, as Determined shows it: a COMPLETED, CANCELED or ERROR one has
+  /// an end time (state.json's "ended"); an ACTIVE or PAUSED one has none (a PAUSED one's runner
+  /// ended, the experiment did not). null when there is none.
+  [[nodiscard]] nlohmann::json end_time() const;
 };
 
 /// Holds an experiment's store.lock while alive (an open file description lock: released when

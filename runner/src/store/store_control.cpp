@@ -22,10 +22,8 @@ KillStart request_kill(const Store& store, std::uint64_t id) {
     return KillStart::kAlreadyEnded;
   // The mark first: whatever way the runner ends from here, the end is CANCELED.
   std::ofstream(store.directory(id) / "kill_requested") << utc_now() << '\n';
-  if (store.signal_runner(id, SIGTERM)) {
-    store.signal_runner(id, SIGTERM);  // the second stops the trials at once
-    return KillStart::kSignalled;
-  }
+  // The runner reads the mark when the signal arrives and stops every trial at once.
+  if (store.signal_runner(id, SIGTERM)) return KillStart::kSignalled;
   finish_kill(store, id);
   return KillStart::kEnded;
 }

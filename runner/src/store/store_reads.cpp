@@ -25,16 +25,22 @@ nlohmann::json describe_json(const Store& store, std::uint64_t id) {
                    {"model_dir", (dir / "model").string()},
                    {"run_dir", (dir / "run").string()},
                    {"log", (dir / "experiment.log").string()}};
-  for (const char* field : {"pid", "started", "ended", "exit_code", "seed"}) {
+  for (const char* field : {"pid", "started", "exit_code", "seed"}) {
     j[field] = status.record.contains(field) ? status.record[field] : nlohmann::json(nullptr);
   }
+  j["ended"] = status.end_time();
   j["name"] = nullptr;
+  j["description"] = nullptr;
+  j["experiment_config"] = nullptr;
   j["metric"] = nullptr;
   j["smaller_is_better"] = nullptr;
   try {
     const ExperimentConfig config = load_config(dir / "experiment.yaml");
-    if (config.document.is_object())
+    if (config.document.is_object()) {
       j["name"] = config.document.value("name", nlohmann::json(nullptr));
+      j["description"] = config.document.value("description", nlohmann::json(nullptr));
+    }
+    j["experiment_config"] = config.document;
     j["metric"] = config.searcher.metric;
     j["smaller_is_better"] = config.searcher.smaller_is_better;
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -24,7 +25,8 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   record.erase("exit_code");
   record["state"] = "ACTIVE";
   record["pid"] = ::getpid();
-  record["started"] = utc_now();
+  // The experiment's start, kept by `activate` (Determined's start time is the experiment's).
+  if (!record.contains("started")) record["started"] = utc_now();
   store.write_state(id, record);
   started();
   options.trial_id = [&store, id](const std::string& request_id, std::uint32_t index) {
@@ -44,6 +46,9 @@ int run_locked(Store& store, std::uint64_t id, RunnerOptions options, const RunB
   };
   options.trial_environment[env::kExperimentId] = std::to_string(id);
   options.continue_command = "searcher-run activate " + std::to_string(id);
+  options.kill_requested = [directory = store.directory(id)] {
+    return std::filesystem::exists(directory / "kill_requested");
+  };
   const int code = body(options, out, err);
   (void)store.record_end(id, code);
   return code;

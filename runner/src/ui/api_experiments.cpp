@@ -99,7 +99,7 @@ json experiment_row(Api::State& state, std::uint64_t id) {
       reason = status.reason;
       for (const std::string& file : status.damaged) damaged.push_back(file);
       start = status.record.value("started", json(nullptr));
-      end = status.record.value("ended", json(nullptr));
+      end = status.end_time();
     } else if (view.run_record().is_object() && view.run_record().contains("state")) {
       experiment_state = view.run_record().value("state", std::string("ACTIVE"));
       std::transform(experiment_state.begin(), experiment_state.end(), experiment_state.begin(),

@@ -56,6 +56,10 @@ struct RunnerOptions {
   /// The command a paused run tells the user to continue with; empty: `searcher-run resume DIR`
   /// (the store's runs say `searcher-run activate ID`).
   std::string continue_command;
+  /// In the experiment store: whether `searcher-run kill` marked the experiment (it marks before
+  /// it signals). Asked when SIGINT or SIGTERM arrives: a killed run stops every trial at once
+  /// rather than pausing them, and its summary advises no continuing. Empty outside the store.
+  std::function<bool()> kill_requested;
 };
 
 /// How a run ended.
