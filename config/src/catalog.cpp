@@ -512,9 +512,11 @@ std::string chosen_sampler_text(const SamplerChoice& choice) {
 
 std::string sampler_caution(const SamplerChoice& choice, const MethodConfig& method) {
   if (!std::holds_alternative<AshaConfig>(method)) return "";
-  // What proposes: the named sampler, or what `auto` chose (GP first where it is GP, then TPE).
-  const std::string proposes =
-      choice.reason.empty() ? sampler_name(choice.sampler) : choice.proposes;
+  // The named sampler, or `auto` where it lets a model propose: auto's own figures are the
+  // note's (under async_halving it hands GP over to TPE and measured as TPE does, not as GP).
+  const std::string proposes = choice.reason.empty()         ? sampler_name(choice.sampler)
+                               : choice.proposes == "random" ? "random"
+                                                             : "tpe";
   // The figures: docs/samplers.md, "Under async_halving" and "GP at 1 and 16 workers" (mean
   // normalised regret as a multiple of random search's, the 15 development tables).
   if (proposes == "gp") {

@@ -220,10 +220,10 @@ py::object preview(const ConfigSource& config, const std::vector<std::string>& f
     if (command.workers) {
       const hpsearch::WorkerPreview on_workers =
           hpsearch::preview_on_workers(loaded, seed, command.preview, *command.workers);
-      json = hpsearch::preview_json(on_workers.result, loaded.searcher, seed, &on_workers);
+      json = hpsearch::preview_json(on_workers.result, loaded, seed, &on_workers);
     } else {
-      json = hpsearch::preview_json(hpsearch::preview_config(loaded, seed, command.preview),
-                                    loaded.searcher, seed);
+      json = hpsearch::preview_json(hpsearch::preview_config(loaded, seed, command.preview), loaded,
+                                    seed);
     }
   }
   return to_python(json);

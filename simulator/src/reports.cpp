@@ -121,12 +121,18 @@ WorkerPreview preview_on_workers(const ExperimentConfig& config, std::uint32_t s
   return out;
 }
 
-nlohmann::json preview_json(const PreviewResult& result, const SearcherSettings& searcher,
+nlohmann::json preview_json(const PreviewResult& result, const ExperimentConfig& config,
                             std::uint32_t seed, const WorkerPreview* on_workers) {
+  const SearcherSettings& searcher = config.searcher;
   nlohmann::json j = result.to_json();
   j["seed"] = seed;
   j["searcher"] = method_name(searcher.method);
   j["sampler"] = sampler_name(searcher.sampler);
+  const SamplerChoice choice =
+      choose_sampler(searcher.sampler, searcher.method, config.hyperparameters);
+  if (!choice.reason.empty()) j["sampler_choice"] = sampler_choice_json(choice);
+  if (const std::string caution = sampler_caution(choice, searcher.method); !caution.empty())
+    j["sampler_caution"] = caution;
   if (on_workers != nullptr) {
     const RunSummary& s = on_workers->summary;
     j["workers"] = {{"workers", on_workers->workers}, {"wall_time", s.wall_time},

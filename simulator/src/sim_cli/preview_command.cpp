@@ -113,10 +113,8 @@ int run(const PreviewCommand& command, const Io& io) {
   const SamplerChoice choice =
       choose_sampler(searcher.sampler, searcher.method, loaded.config.hyperparameters);
   if (command.json) {
-    nlohmann::json j = preview_json(result, searcher, loaded.seed, figures ? &*figures : nullptr);
-    if (!choice.reason.empty()) j["sampler_choice"] = sampler_choice_json(choice);
-    if (const std::string caution = sampler_caution(choice, searcher.method); !caution.empty())
-      j["sampler_caution"] = caution;
+    const nlohmann::json j =
+        preview_json(result, loaded.config, loaded.seed, figures ? &*figures : nullptr);
     out << json_line(j) << '\n';
     return cli::kExitOk;
   }

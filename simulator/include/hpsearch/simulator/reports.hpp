@@ -55,9 +55,10 @@ struct WorkerPreview {
                                                const PreviewOptions& preview, RunOptions options);
 
 /// A preview as `searcher-sim preview --json` prints it: PreviewResult::to_json() with the
-/// seed, the searcher's method and sampler names, and with workers their figures.
+/// seed, the searcher's method and sampler names, what `sampler: auto` chose (sampler_choice),
+/// the sampler_caution if there is one, and with workers their figures.
 [[nodiscard]] nlohmann::json preview_json(const PreviewResult& result,
-                                          const SearcherSettings& searcher, std::uint32_t seed,
+                                          const ExperimentConfig& config, std::uint32_t seed,
                                           const WorkerPreview* on_workers = nullptr);
 
 }  // namespace hpsearch
