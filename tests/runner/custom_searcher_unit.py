@@ -156,6 +156,56 @@ def loop_and_restart():
         check([p["triggered_by"] for p in third.posts] == [4], f"nothing re-posted once answered: {third.posts}")
 
 
+def repost_already_applied():
+    """The race of a restart: the earlier process's post for event 2 reached the runner's inbox;
+    this process saw event 2 still queued, but the runner applied the inbox's post before this
+    one's post came, dropped event 2 and refused it. The search goes on (event 3 is handled);
+    a refusal while the event is still queued is an error, raised."""
+    from determined.experimental import _store
+
+    class Refused(Scripted):
+        def __init__(self, method, directory, answers, queue_after_refusal):
+            super().__init__(method, directory, answers)
+            self.queue_after_refusal = queue_after_refusal
+
+        def _post(self, experiment_id, body):
+            if body["triggered_by"] == 2:
+                raise _store.APIException("experiment 7 refused the operations: event 2 not found")
+            super()._post(experiment_id, body)
+
+        def _queued(self, experiment_id, event_id):
+            return event_id in self.queue_after_refusal
+
+    running = {"state": "running", "alive": True, "experiment_state": "ACTIVE"}
+
+    def restarted(directory, queue_after_refusal):
+        """Events 1 and 2 handled and posted, then a restart that finds events 2 and 3 queued."""
+        (directory / "exp_7").mkdir()
+        first = Scripted(Recorder(), directory, [
+            dict(running, events=[{"id": 1, "event": "initial_operations"}]),
+            dict(running, events=[{"id": 2, "event": "trial_created", "request_id": str(A)}]),
+            {"state": "completed", "alive": False, "experiment_state": "COMPLETED", "events": []}])
+        first.state.experiment_id = 7
+        first.run_experiment(7, None)
+        second = Refused(Recorder(), directory, [
+            dict(running, events=[{"id": 2, "event": "trial_created", "request_id": str(A)},
+                                  {"id": 3, "event": "trial_closed", "request_id": str(A)}]),
+            {"state": "completed", "alive": False, "experiment_state": "COMPLETED", "events": []}],
+            queue_after_refusal)
+        second.run_experiment(7, second.load_state(7))
+        return second
+
+    with tempfile.TemporaryDirectory() as tmp:
+        applied = restarted(pathlib.Path(tmp), queue_after_refusal={3})
+        check([p["triggered_by"] for p in applied.posts] == [3], f"went on to event 3: {applied.posts}")
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            restarted(pathlib.Path(tmp), queue_after_refusal={2, 3})
+            check(False, "a refusal while the event is queued is raised")
+        except _store.APIException as e:
+            check("event 2 not found" in str(e), str(e))
+
+
 def state_round_trip():
     state = searcher.SearcherState()
     state.failures, state.trials_closed, state.trials_created = {A}, {B}, {A, B}
@@ -203,7 +253,7 @@ def older_names():
 
 
 if __name__ == "__main__":
-    for case in (operations_form, exited_reasons, events_update_state, loop_and_restart, state_round_trip,
-                 older_names):
+    for case in (operations_form, exited_reasons, events_update_state, loop_and_restart,
+                 repost_already_applied, state_round_trip, older_names):
         case()
     print("custom_searcher_unit: ok")

@@ -87,6 +87,25 @@ class SearchRunner:
                 raise
             logger.warning(f"experiment {experiment_id}: {e}")
 
+    def _queued(self, experiment_id: int, event_id: int) -> bool:
+        """Whether the runner still holds event ``event_id`` (it drops an event once operations
+        for it, or for a later one, are applied)."""
+        answer = json.loads(_store._call("searcher", str(experiment_id), "--events"))
+        return any(event["id"] == event_id for event in answer["events"])
+
+    def _post_again(self, experiment_id: int, body: Dict[str, Any]) -> None:
+        """A post saved before a restart, sent again because its event was still queued. The
+        earlier process may have posted it already, into the runner's inbox, and the runner may
+        apply that one between this process's look at the queue and this post: then the event
+        has left the queue and the post is refused, and there is nothing left to do."""
+        try:
+            self._post(experiment_id, body)
+        except _store.APIException:
+            if self._queued(experiment_id, body["triggered_by"]):
+                raise
+            logger.info(f"the operations for event {body['triggered_by']} were applied before "
+                        "the restart: not posted again")
+
     def run_experiment(self, experiment_id: int, prior_operations: Optional[Dict[str, Any]]) -> None:
         """Handles events until the experiment ends. ``prior_operations``: the post saved with the
         last event handled before a restart, posted again if that event is still queued (the post
@@ -117,7 +136,7 @@ class SearchRunner:
                     # Handled and saved before a restart, but its post never reached the runner.
                     if prior_operations is not None and prior_operations["triggered_by"] == event["id"]:
                         logger.info(f"posting again the operations for event {event['id']}")
-                        self._post(experiment_id, prior_operations)
+                        self._post_again(experiment_id, prior_operations)
                     prior_operations = None
                     continue
                 operations = self._get_operations(event)
