@@ -449,34 +449,42 @@ TEST_CASE("searcher-run: sampler auto says what it chose and from which trial TP
                  " on (the third repeated result)\n") != std::string::npos);
 }
 
-// The fail-fast rule (docs/runner.md): while no trial has reported anything, the third failed
-// launch of a run is held and nothing more starts; with nothing left running, the run stops.
-TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third failed launch") {
+// The fail-fast rule (docs/runner.md): while no trial has reported anything, once a third
+// different trial has failed its failure is held and nothing more starts; with nothing left
+// running, the run stops.
+TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third failed trial") {
   const fs::path dir = scratch("misspelled");
   const fs::path missing = dir / "trian.py";
   const fs::path config = dir / "config.yaml";
-  std::ofstream(config) << "entrypoint: python3 " << missing.string() << "\n"
-                        << "max_restarts: 5\n"
-                        << "searcher:\n  name: single\n  metric: loss\n  max_length: 2\n"
-                        << "hyperparameters:\n  x: 0.25\n";
+  const std::string search =
+      "max_restarts: 1\n"
+      "searcher:\n  name: random\n  metric: loss\n  max_length: 2\n"
+      "  max_trials: 3\n  max_concurrent_trials: 1\n"
+      "hyperparameters:\n  x: 0.25\n";
+  std::ofstream(config) << "entrypoint: python3 " << missing.string() << "\n" << search;
   const fs::path exp = dir / "exp";
   const Run run =
       runner("run --config '" + config.string() + "' --dir '" + exp.string() + "' --slots 1", dir);
   CHECK(run.code == 1);
-  // One slot, one trial: launch, restart 1, restart 2; the third failure is held, not a restart.
+  // One slot: trials 1 and 2 each launch, restart once (max_restarts 1) and are errored, as
+  // Determined does; trial 3's first failure is the third trial's: held, not a restart.
   const nlohmann::json failed = experiment(exp);
   CHECK(failed["state"] == "failed");
-  REQUIRE(failed["trials"].size() == 1);
-  CHECK(failed["trials"][0]["launches"] == 3);
-  CHECK(failed["trials"][0]["restarts"] == 2);
-  CHECK(failed["trials"][0]["outcome"] == "waiting");
+  REQUIRE(failed["trials"].size() == 3);
+  for (std::size_t t = 0; t < 2; ++t) {
+    CHECK(failed["trials"][t]["launches"] == 2);
+    CHECK(failed["trials"][t]["outcome"] == "errored");
+  }
+  CHECK(failed["trials"][2]["launches"] == 1);
+  CHECK(failed["trials"][2]["restarts"] == 0);
+  CHECK(failed["trials"][2]["outcome"] == "waiting");
   // Python's own words for a script that is not there, as the end of the run shows them.
   const std::string python_says =
       "can't open file '" + missing.string() + "': [Errno 2] No such file or directory";
   CHECK(
-      run.out.starts_with("search failed: 1 trials (0 completed, 0 stopped early, 0 errored, 0 "
+      run.out.starts_with("search failed: 3 trials (0 completed, 0 stopped early, 2 errored, 0 "
                           "with invalid hyperparameters, 1 unfinished)\n"
-                          "stopped early: 3 launches failed and no trial has reported anything"));
+                          "stopped early: 3 trials failed and no trial has reported anything"));
   CHECK(run.out.find("the first to fail, trial 1 (") != std::string::npos);
   CHECK(run.out.find("): exit code 2; its last lines of output:\n  | ") != std::string::npos);
   CHECK(run.out.find(python_says + "\n") != std::string::npos);
@@ -491,22 +499,45 @@ TEST_CASE("searcher-run: a misspelled entrypoint stops the run at the third fail
   CHECK(stopped["failure"] == failed["failure"]);
   CHECK(read_file(exp / "runner.log").find("so it is held, not restarted") != std::string::npos);
 
-  // Corrected in the run's copy of the config, the experiment resumes and completes; the two
-  // restarts it used stay recorded.
-  std::ofstream(exp / "config.yaml") << "entrypoint: python3 " << kTrial << "\n"
-                                     << "max_restarts: 5\n"
-                                     << "searcher:\n  name: single\n  metric: loss\n"
-                                     << "  max_length: 2\nhyperparameters:\n  x: 0.25\n";
+  // Corrected in the run's copy of the config, the experiment resumes and completes: the held
+  // trial trains (its held failure used no restart), the errored ones stay errored.
+  std::ofstream(exp / "config.yaml") << "entrypoint: python3 " << kTrial << "\n" << search;
   const Run resumed = runner("resume '" + exp.string() + "'", dir);
   CHECK(resumed.code == 0);
   const nlohmann::json done = experiment(exp);
   CHECK(done["state"] == "completed");
-  CHECK(done["trials"][0]["outcome"] == "completed");
-  CHECK(done["trials"][0]["restarts"] == 2);
-  CHECK(done["trials"][0]["launches"] == 4);
-  REQUIRE(done["trials"][0]["validations"].size() == 1);
-  check_metrics(done);
+  CHECK(done["trials"][0]["outcome"] == "errored");
+  CHECK(done["trials"][1]["outcome"] == "errored");
+  CHECK(done["trials"][2]["outcome"] == "completed");
+  CHECK(done["trials"][2]["restarts"] == 0);
+  CHECK(done["trials"][2]["launches"] == 2);
+  REQUIRE(done["trials"][2]["validations"].size() == 1);
   CHECK(!done.contains("failure"));
+}
+
+// One trial failing again and again is that trial's business (its configuration may not fit):
+// it gets Determined's max_restarts and the search goes on without stopping early.
+TEST_CASE("searcher-run: one trial failing before any report does not stop the search") {
+  const fs::path dir = scratch("one-crasher");
+  const fs::path config = write_config(
+      dir, "  name: grid\n  metric: loss\n  max_length: 2\n  max_concurrent_trials: 1\n",
+      "  x: 0.25\n  mode: {type: categorical, vals: [always_crash, ok]}\n", "max_restarts: 5\n");
+  const Run run = runner(
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 1",
+      dir);
+  CHECK(run.code == 0);
+  const nlohmann::json exp = experiment(dir / "exp");
+  CHECK(exp["state"] == "completed");
+  REQUIRE(exp["trials"].size() == 2);
+  for (const nlohmann::json& t : exp["trials"]) {
+    if (t["hparams"]["mode"] == "always_crash") {
+      CHECK(t["outcome"] == "errored");
+      CHECK(t["launches"] == 6);
+    } else {
+      CHECK(t["outcome"] == "completed");
+    }
+  }
+  CHECK(read_file(dir / "exp" / "runner.log").find("so it is held") == std::string::npos);
 }
 
 TEST_CASE("searcher-run: with several slots a command that fails at once stops within slots") {
@@ -520,30 +551,32 @@ TEST_CASE("searcher-run: with several slots a command that fails at once stops w
       "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 3",
       dir);
   CHECK(run.code == 1);
-  // The third failure holds every launch; at most the two others running then end too.
+  // The third trial's failure holds every launch; at most the two others, restarted, then fail.
   std::uint64_t launches = 0;
   const nlohmann::json exp = experiment(dir / "exp");
   for (const nlohmann::json& t : exp["trials"]) launches += t["launches"].get<std::uint64_t>();
   CHECK(launches >= 3);
   CHECK(launches <= 5);
-  CHECK(run.out.find("launches failed and no trial has reported anything") != std::string::npos);
+  CHECK(run.out.find("3 trials failed and no trial has reported anything") != std::string::npos);
 }
 
-// Once a trial has reported, failures get Determined's max_restarts again: a failure held
-// while none had reported is handled as usual when one does.
+// Once a trial has reported, failures get Determined's max_restarts again: failures held
+// while none had reported are handled as usual when one does.
 TEST_CASE("searcher-run: a held failure is released by a report and keeps every restart") {
   const fs::path dir = scratch("held-released");
+  // Three trials that crash and three that report once a failure is held, all at once.
   const fs::path config = write_config(
-      dir, "  name: grid\n  metric: loss\n  max_length: 2\n  max_concurrent_trials: 2\n",
-      "  x: 0.25\n  mode: {type: categorical, vals: [report_after_hold, always_crash]}\n",
+      dir, "  name: grid\n  metric: loss\n  max_length: 2\n  max_concurrent_trials: 6\n",
+      "  x: {type: categorical, vals: [0.25, 0.5, 0.75]}\n"
+      "  mode: {type: categorical, vals: [report_after_hold, always_crash]}\n",
       "max_restarts: 5\n");
   const Run run = runner(
-      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 2",
+      "run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "' --slots 6",
       dir);
   CHECK(run.code == 0);
   const nlohmann::json exp = experiment(dir / "exp");
   CHECK(exp["state"] == "completed");
-  REQUIRE(exp["trials"].size() == 2);
+  REQUIRE(exp["trials"].size() == 6);
   for (const nlohmann::json& t : exp["trials"]) {
     if (t["hparams"]["mode"] == "always_crash") {
       CHECK(t["outcome"] == "errored");
@@ -554,11 +587,12 @@ TEST_CASE("searcher-run: a held failure is released by a report and keeps every 
     }
   }
   const std::string log = read_file(dir / "exp" / "runner.log");
-  const std::size_t held = log.find("3 launches have failed and no trial has reported anything");
+  const std::size_t held = log.find("3 trials have failed and no trial has reported anything");
   REQUIRE(held != std::string::npos);
-  CHECK(log.find("a trial has reported: the 1 held failure(s) are handled as any failure", held) !=
-        std::string::npos);
-  CHECK(log.find("it has used its 5 restarts, so it is reported as errored", held) !=
+  const std::size_t released = log.find("a trial has reported: the ", held);
+  REQUIRE(released != std::string::npos);
+  CHECK(log.find(" held failure(s) are handled as any failure", released) != std::string::npos);
+  CHECK(log.find("it has used its 5 restarts, so it is reported as errored", released) !=
         std::string::npos);
 }
 

@@ -335,8 +335,8 @@ RunOutcome Experiment::run() {
 std::string Experiment::failure_cause() const {
   if (stopped_before_reports_) {
     const std::uint32_t i = *first_failure_;
-    return "stopped early: " + std::to_string(unreported_failures_) +
-           " launches failed and no trial has reported anything: the trial command itself "
+    return "stopped early: " + std::to_string(unreported_failed_.size()) +
+           " trials failed and no trial has reported anything: the trial command itself "
            "is likely at fault (docs/runner.md, \"A trial command that fails before its first "
            "report\")\nthe first to fail, " +
            report_.failure_text(i, trials_[i]) + "\ntrials run as: " + command_ + " (in " +

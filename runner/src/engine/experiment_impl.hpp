@@ -267,10 +267,11 @@ class Experiment final : private SupervisorListener {
   void failed(std::uint32_t i, const std::string& why, const std::vector<std::string>& tail);
 
   // Fail fast (docs/runner.md, "A trial command that fails before its first report"): while no
-  // trial of the experiment has reported anything, the kFailuresBeforeHold-th failed launch
-  // of this run and every one after it is held rather than restarted, and nothing more is
-  // launched. A report from a trial still running releases them (each handled as failed()
-  // handles any failure); when nothing is left running, the run stops (run()). True: held.
+  // trial of the experiment has reported anything, once kFailedTrialsBeforeHold different
+  // trials of this run have failed, that failure and every one after it is held rather than
+  // restarted, and nothing more is launched. A report from a trial still running releases them
+  // (each handled as failed() handles any failure); when nothing is left running, the run stops
+  // (run()). True: held.
   bool held_before_any_report(std::uint32_t i, const std::string& why);
   // The first report of the experiment: the rule no longer applies; held failures go on.
   void first_report();
@@ -358,12 +359,13 @@ class Experiment final : private SupervisorListener {
   nlohmann::json plots_;               // the SVG files drawn when the run ended
   // Processes per trial: the launcher in the entrypoint starts them.
   std::uint64_t slots_per_trial_ = 1;
-  // Fail fast (held_before_any_report). A small number: one or two failures may be one bad
-  // configuration or a passing fault, three with not one report is the command itself.
-  static constexpr std::uint32_t kFailuresBeforeHold = 3;
+  // Fail fast (held_before_any_report). Trials, not launches: one trial failing again and again
+  // may be its own configuration (too large to fit, say), while three different trials failing
+  // with not one report is the command itself.
+  static constexpr std::size_t kFailedTrialsBeforeHold = 3;
   bool reported_ = false;                       // a trial of the experiment has reported something
-  std::uint32_t unreported_failures_ = 0;       // failed launches of this run before any report
-  std::optional<std::uint32_t> first_failure_;  // the first of them: its trial
+  std::set<std::uint32_t> unreported_failed_;   // trials of this run that failed before any report
+  std::optional<std::uint32_t> first_failure_;  // the first of them
   struct HeldFailure {
     std::uint32_t trial;
     std::string why;

@@ -328,11 +328,12 @@ void Experiment::failed(std::uint32_t i, const std::string& why,
 
 bool Experiment::held_before_any_report(std::uint32_t i, const std::string& why) {
   if (!first_failure_) first_failure_ = i;
-  if (++unreported_failures_ < kFailuresBeforeHold) return false;
+  unreported_failed_.insert(i);
+  if (unreported_failed_.size() < kFailedTrialsBeforeHold) return false;
   launches_[i].held = true;
   held_failures_.push_back(HeldFailure{i, why});
-  report_.log(name(i) + " failed: " + why + "; " + std::to_string(unreported_failures_) +
-              " launches have failed and no trial has reported anything yet, so it is held, not "
+  report_.log(name(i) + " failed: " + why + "; " + std::to_string(unreported_failed_.size()) +
+              " trials have failed and no trial has reported anything yet, so it is held, not "
               "restarted, and no trial is launched until one still running reports (if none "
               "does, the run stops)");
   return true;
