@@ -59,26 +59,44 @@ void save_run_settings(const fs::path& directory, const RunnerOptions& options,
   write_file_atomically(run_path, run.dump(2) + '\n');
 }
 
-// The experiment's files cannot be written (a full or read-only disk): nothing more can be
-// recorded, so the run stops. By the time the caller prints this, the Experiment is destroyed,
-// and with it every local trial (each shepherd kills its tree); Slurm jobs keep running, as
-// after a kill -9, for resume to reattach. The message says which file, what failed and what
-// to do; what was recorded before is in the journal (a record cut short is dropped on resume).
+namespace {
+
+// Whether process `pid` has `file` open: one of its descriptors is that file (stat follows the
+// /proc link to it, so its device is the one stat() gives here, whatever /proc/locks prints).
+bool has_open(const std::string& pid, const struct stat& file) {
+  std::error_code error;
+  for (fs::directory_iterator fd("/proc/" + pid + "/fd", error), end; !error && fd != end;
+       fd.increment(error)) {
+    struct stat target {};
+    if (::stat(fd->path().c_str(), &target) == 0 && target.st_dev == file.st_dev &&
+        target.st_ino == file.st_ino) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<long> runner_lock_holder(const fs::path& directory) {
   // ExperimentLock's flock shows in /proc/locks as "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE
-  // 0 EOF" (major and minor in hex); a waiter's line has "->" and holds nothing.
+  // 0 EOF" (major and minor in hex); a waiter's line has "->" and holds nothing. The device
+  // there is the superblock's, which on some filesystems (btrfs) is not stat()'s: a line whose
+  // inode matches but whose device does not is confirmed by the holder's open descriptors.
   struct stat file {};
   if (::stat((directory / "runner.lock").c_str(), &file) != 0) return std::nullopt;
   std::ifstream locks("/proc/locks");
-  char device[64];
-  std::snprintf(device, sizeof device, "%02x:%02x:%llu", ::major(file.st_dev), ::minor(file.st_dev),
-                static_cast<unsigned long long>(file.st_ino));
+  char device[32];
+  std::snprintf(device, sizeof device, "%02x:%02x:", ::major(file.st_dev), ::minor(file.st_dev));
+  const std::string inode = std::to_string(file.st_ino);
   for (std::string line; std::getline(locks, line);) {
     if (line.find("->") != std::string::npos) continue;
     std::istringstream fields(line);
     std::string number, kind, mode, access, pid, where;
     fields >> number >> kind >> mode >> access >> pid >> where;
-    if (kind != "FLOCK" || where != device) continue;
+    const std::size_t last = where.rfind(':');
+    if (kind != "FLOCK" || last == std::string::npos || where.substr(last + 1) != inode) continue;
+    if (where != device + inode && !has_open(pid, file)) continue;
     try {
       return std::stol(pid);
     } catch (const std::exception&) {
@@ -96,6 +114,11 @@ RunnerSetupError no_experiment_in(const fs::path& directory) {
                                : "' does not exist: no experiment there"));
 }
 
+// The experiment's files cannot be written (a full or read-only disk): nothing more can be
+// recorded, so the run stops. By the time the caller prints this, the Experiment is destroyed,
+// and with it every local trial (each shepherd kills its tree); Slurm jobs keep running, as
+// after a kill -9, for resume to reattach. The message says which file, what failed and what
+// to do; what was recorded before is in the journal (a record cut short is dropped on resume).
 RunOutcome stopping_on_disk_errors(const fs::path& directory, const RunnerOptions& options,
                                    const std::function<RunOutcome()>& body) {
   try {
