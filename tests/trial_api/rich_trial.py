@@ -52,7 +52,8 @@ class RichTrial(pytorch.PyTorchTrial):
         seed = self.context.get_hparams().get("generator_seed")
         return pytorch.DataLoader(dataset(), batch_size=self.context.get_per_slot_batch_size(),
                                   shuffle=self.context.get_hparams().get("shuffle", False),
-                                  generator=None if seed is None else torch.Generator().manual_seed(seed))
+                                  generator=None if seed is None else torch.Generator().manual_seed(seed),
+                                  num_workers=self.context.get_hparams().get("num_workers", 0))
 
     def build_validation_data_loader(self):
         return pytorch.DataLoader(dataset(), batch_size=32)

@@ -394,11 +394,11 @@ class Resume(unittest.TestCase):
         state = torch.load(checkpoint / "state_dict.pth")
         self.assertEqual(sorted(state), ["callbacks", "lr_schedulers_state_dict", "models_state_dict",
                                          "optimizers_state_dict", "rng_state"])
-        # Determined's three RNG states, and hpsearch's: the state as the pass in progress (the
-        # second epoch, from batch 12) began.
+        # Determined's three RNG states, and hpsearch's: the states as the pass in progress (the
+        # second epoch, from batch 12) and any later one begun (none: no workers) began.
         self.assertEqual(sorted(state["rng_state"]), ["cpu_rng_state", "np_rng_state", "pass_start_rng_state",
                                                       "random_rng_state"])
-        self.assertEqual(state["rng_state"]["pass_start_rng_state"]["pass"], 1)
+        self.assertEqual([p["pass"] for p in state["rng_state"]["pass_start_rng_state"]], [1])
         load_data = json.loads((checkpoint / "load_data.json").read_text())
         self.assertEqual(load_data["trial_type"], "PyTorchTrial")
         self.assertEqual(load_data["hparams"], hparams)
@@ -425,9 +425,13 @@ class Resume(unittest.TestCase):
         # every `stop` batches, where the interrupted one stopped (a validation draws from the RNG).
         # Also with a generator built in build_training_data_loader (each epoch the next order of
         # its stream, which the skip replays from the generator's seed).
+        # And with two loader workers stopped at 22, near an epoch's end: the workers' prefetch
+        # (2 x 2 batches ahead) has begun the next epoch's order before the checkpoint, from the
+        # RNG state of that moment, which the resume must give it again.
         for hparams, stop in [({"lr": 0.05, "global_batch_size": 8, "shuffle": True}, stop) for stop in (24, 17)] + \
-                [({"lr": 0.05, "global_batch_size": 8, "shuffle": True, "generator_seed": 7}, 17)]:
-            with self.subTest(stop=stop, generator="generator_seed" in hparams):
+                [({"lr": 0.05, "global_batch_size": 8, "shuffle": True, "generator_seed": 7}, 17),
+                 ({"lr": 0.05, "global_batch_size": 8, "shuffle": True, "num_workers": 2}, 22)]:
+            with self.subTest(stop=stop, generator="generator_seed" in hparams, workers="num_workers" in hparams):
                 whole = train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(36),
                                       validation_period=pytorch.Batch(stop))
                 train_locally(rich_trial.RichTrial, hparams, pytorch.Batch(stop))
@@ -440,8 +444,8 @@ class Resume(unittest.TestCase):
                     self.assertTrue(torch.equal(a["momentum_buffer"], b["momentum_buffer"]))
                 self.assertEqual(resumed.counter.epochs, 3)
         # The shuffle is in effect (the test can fail): the same run in order ends elsewhere.
-        in_order = train_locally(rich_trial.RichTrial, dict(hparams, shuffle=False, generator_seed=None), pytorch.Batch(36),
-                                 validation_period=pytorch.Batch(17))
+        in_order = train_locally(rich_trial.RichTrial, dict(hparams, shuffle=False, generator_seed=None, num_workers=0),
+                                 pytorch.Batch(36), validation_period=pytorch.Batch(stop))
         self.assertFalse(torch.equal(in_order.model[0].weight, whole.model[0].weight))
 
     def test_load_trial_from_checkpoint_path(self):

@@ -342,9 +342,12 @@ class _Controller:
             "rng_state": rng_state(),
         }
         repeat = samplers.repeat_sampler(getattr(self.training_loader, "batch_sampler", None))
-        if repeat is not None and repeat.pass_start is not None:
+        # The pass that holds the next batch to train and those after it, where begun (with
+        # workers, passes begin ahead of training).
+        begun = repeat.begun_from(self.batch_idx // len(repeat)) if repeat is not None and len(repeat) else []
+        if begun:
             # hpsearch's key (Determined reads only its own three from rng_state).
-            checkpoint["rng_state"]["pass_start_rng_state"] = repeat.pass_start
+            checkpoint["rng_state"]["pass_start_rng_state"] = begun
         if self.context._scaler is not None:
             checkpoint["scaler_state_dict"] = self.context._scaler.state_dict()
         for callback in self.callbacks.values():
@@ -441,7 +444,10 @@ class _Controller:
             # made: with workers, making it fetches the first batches.
             repeat = samplers.repeat_sampler(getattr(self.training_loader, "batch_sampler", None))
             if repeat is not None and checkpoint is not None:
-                repeat.replay = checkpoint.get("rng_state", {}).get("pass_start_rng_state")
+                begun = checkpoint.get("rng_state", {}).get("pass_start_rng_state") or []
+                if isinstance(begun, dict):  # one pass, as checkpoints of 2026-11-27 kept it
+                    begun = [begun]
+                repeat.replay = {start["pass"]: start for start in begun} or None
             # The iterator is made before the state is loaded, as Determined's, so that the RNG
             # draws that made it do not shift the restored RNG state.
             self.training_iterator = iter(self.training_loader)

@@ -20,14 +20,22 @@ from determined.pytorch._rng import rng_state, set_rng_state
 class RepeatBatchSampler(torch.utils.data.BatchSampler):
     """Goes through the wrapped batch sampler again and again; its length is one pass.
 
-    ``pass_start`` is the last pass begun, ``{"pass": index, "rng_state": the global RNGs' state
-    just before it began}``; given a ``replay`` of that form, the pass of that index begins from
-    that state instead (the skip of a resumed trial, which then puts the RNGs back)."""
+    ``begun_from(index)`` lists ``{"pass": i, "rng_state": the global RNGs' state just before
+    pass i began}`` for the passes i >= index begun so far (of the last ``KEPT``): a loader with
+    workers begins passes ahead of the batch being trained, each from the state of that moment,
+    so a checkpoint keeps those of the pass that holds its next batch and of any begun after it.
+    Given them as ``replay`` ({i: that form}), each such pass begins from its state instead (a
+    resumed trial; the skip, then the checkpoint's own state, put the RNGs back)."""
+
+    KEPT = 8
 
     def __init__(self, batch_sampler):
         self.batch_sampler = batch_sampler
-        self.pass_start = None
+        self.starts = {}
         self.replay = None
+
+    def begun_from(self, index):
+        return [self.starts[i] for i in sorted(self.starts) if i >= index]
 
     def __len__(self):
         return len(self.batch_sampler)
@@ -35,9 +43,10 @@ class RepeatBatchSampler(torch.utils.data.BatchSampler):
     def __iter__(self):
         index = 0
         while True:
-            if self.replay is not None and self.replay["pass"] == index:
-                set_rng_state(self.replay["rng_state"])
-            self.pass_start = {"pass": index, "rng_state": rng_state()}
+            if self.replay is not None and index in self.replay:
+                set_rng_state(self.replay[index]["rng_state"])
+            self.starts[index] = {"pass": index, "rng_state": rng_state()}
+            self.starts.pop(index - self.KEPT, None)
             yield from self.batch_sampler
             index += 1
 
