@@ -30,7 +30,7 @@ const char* AutoSampler::model() const {
 
 nlohmann::json AutoSampler::propose(Rng& rng, std::uint32_t trial) {
   if (tpe_proposes()) {
-    if (!tpe_from_trial_) tpe_from_trial_ = trial;
+    if (!tpe_from_trial_ && !switch_unknown_) tpe_from_trial_ = trial;
     nlohmann::json hparams = tpe_.propose(rng, trial);
     gp_.record(trial, hparams);
     return hparams;
@@ -56,11 +56,12 @@ void AutoSampler::on_finished(std::uint32_t trial) {
 }
 
 nlohmann::json AutoSampler::state() const {
-  return {{"sampler_type", "auto"},
-          {"model", model()},
-          {"tpe_from_trial", tpe_from_trial_ ? nlohmann::json(*tpe_from_trial_) : nullptr},
-          {"gp", gp_.state()},
-          {"tpe", tpe_.state()}};
+  nlohmann::json state{
+      {"sampler_type", "auto"}, {"model", model()}, {"gp", gp_.state()}, {"tpe", tpe_.state()}};
+  // A switch made before the field was kept stays unknown: left out, as it was.
+  if (!switch_unknown_)
+    state["tpe_from_trial"] = tpe_from_trial_ ? nlohmann::json(*tpe_from_trial_) : nullptr;
+  return state;
 }
 
 void AutoSampler::restore_state(const nlohmann::json& state) {
@@ -72,6 +73,9 @@ void AutoSampler::restore_state(const nlohmann::json& state) {
   fresh.gp_.restore_state(state.at("gp"));
   fresh.tpe_.restore_state(state.at("tpe"));
   fresh.tpe_from_trial_.reset();
+  // Written before tpe_from_trial was kept: if TPE proposes already, the switch happened at a
+  // trial nobody recorded, and the next proposal must not claim it.
+  fresh.switch_unknown_ = !state.contains("tpe_from_trial") && fresh.tpe_proposes();
   if (const auto found = state.find("tpe_from_trial"); found != state.end() && !found->is_null()) {
     if (!found->is_number_unsigned() ||
         found->get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max()) {

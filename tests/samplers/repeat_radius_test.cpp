@@ -158,6 +158,16 @@ TEST_CASE("auto: GP until the radius is known, then TPE, each proposal is that m
   older.erase("tpe_from_trial");
   restored.restore_state(older);
   CHECK(!restored.tpe_from_trial());
+  // TPE proposes there already: the switch was at a trial nobody recorded, and a proposal now
+  // does not claim it; the state leaves it out again, so a restore of it keeps it unknown.
+  Rng rng_more(5);
+  (void)restored.propose(rng_more, 40);
+  CHECK(!restored.tpe_from_trial());
+  CHECK(!restored.state().contains("tpe_from_trial"));
+  AutoSampler again(space);
+  again.restore_state(restored.state());
+  (void)again.propose(rng_more, 41);
+  CHECK(!again.tpe_from_trial());
   nlohmann::json bad = automatic.state();
   bad["tpe_from_trial"] = -1;
   CHECK_THROWS_WITH_AS(restored.restore_state(bad),

@@ -38,7 +38,9 @@ class AutoSampler {
   [[nodiscard]] std::optional<std::uint64_t> capacity() const { return std::nullopt; }
   [[nodiscard]] bool learns() const { return true; }
   /// `{"sampler_type": "auto", "model": "gp"|"tpe", "tpe_from_trial": N|null, "gp": {...},
-  /// "tpe": {...}}`; a state without tpe_from_trial (written before it was kept) restores as null.
+  /// "tpe": {...}}`; a state without tpe_from_trial (written before it was kept) restores as null,
+  /// and if TPE proposes there already the switch stays unknown: never set by a later proposal,
+  /// and left out of the state again.
   [[nodiscard]] nlohmann::json state() const;
   /// Throws ProtocolError if the state is another sampler's or either part does not fit.
   void restore_state(const nlohmann::json& state);
@@ -60,6 +62,7 @@ class AutoSampler {
   TpeSampler tpe_;
   bool tpe_from_start_ = false;  // the space has an integer hyperparameter
   std::optional<std::uint32_t> tpe_from_trial_;
+  bool switch_unknown_ = false;  // restored from a state without tpe_from_trial, TPE proposing
 };
 
 static_assert(Sampler<AutoSampler>);
