@@ -313,7 +313,7 @@ class Builder {
 
   Node scalar(const YAML::Node& node, const std::string& path) const {
     const Mark mark = mark_of(node);
-    const std::string tag = node.Tag();
+    const std::string& tag = node.Tag();
     if (node.IsNull()) {
       if (tag == std::string(kCoreTag) + "str")
         return Node::scalar(NodeKind::kString, "", "", mark);

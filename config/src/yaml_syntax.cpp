@@ -12,7 +12,7 @@
 namespace hpsearch::config_detail {
 namespace {
 
-constexpr std::size_t npos = std::string_view::npos;
+constexpr std::size_t kNpos = std::string_view::npos;
 
 // The parser's messages this explains (yaml-cpp 0.7's ErrorMsg, yaml-cpp/exceptions.h). A
 // message it does not know gets a general explanation (the place and what is there).
@@ -53,11 +53,11 @@ class Lines {
     std::size_t start = 0;
     while (true) {
       const std::size_t end = text.find('\n', start);
-      std::string_view line = text.substr(start, end == npos ? npos : end - start);
+      std::string_view line = text.substr(start, end == kNpos ? kNpos : end - start);
       if (line.ends_with('\r')) line.remove_suffix(1);
       lines_.push_back(line);
       offsets_.push_back(start);
-      if (end == npos) break;
+      if (end == kNpos) break;
       start = end + 1;
     }
   }
@@ -69,7 +69,7 @@ class Lines {
   [[nodiscard]] bool at_end(std::size_t line, std::size_t byte) const {
     if (line >= lines_.size()) return true;
     const std::size_t offset = offsets_[line] + byte;
-    return offset >= text_.size() || text_.find_first_not_of(" \t\r\n", offset) == npos;
+    return offset >= text_.size() || text_.find_first_not_of(" \t\r\n", offset) == kNpos;
   }
 
  private:
@@ -147,7 +147,7 @@ std::string_view token_at(std::string_view line, std::size_t byte) {
   const char c = line[byte];
   std::size_t end = byte + 1;
   if (c == '&' || c == '*' || c == '!' ||
-      (std::string_view(":#|>'\"%@`?-").find(c) == npos && !flow_indicator(c))) {
+      (std::string_view(":#|>'\"%@`?-").find(c) == kNpos && !flow_indicator(c))) {
     while (end < line.size() && !blank(line[end]) && !flow_indicator(line[end]) &&
            !(line[end] == ':' && (end + 1 == line.size() || blank(line[end + 1])))) {
       ++end;
@@ -157,25 +157,25 @@ std::string_view token_at(std::string_view line, std::size_t byte) {
 }
 
 // Where a key ends on a line that starts (at `from`) with one: its ':' followed by a blank or
-// the end of the line, after a quoted key's closing quote; npos if there is none.
+// the end of the line, after a quoted key's closing quote; kNpos if there is none.
 std::size_t key_colon(std::string_view line, std::size_t from) {
   std::size_t i = from;
   if (i < line.size() && (line[i] == '"' || line[i] == '\'')) {
     const std::size_t close = line.find(line[i], i + 1);
-    if (close == npos) return npos;
+    if (close == kNpos) return kNpos;
     i = close + 1;
   }
   for (; i < line.size(); ++i) {
-    if (line[i] == '#' && i > 0 && blank(line[i - 1])) return npos;
+    if (line[i] == '#' && i > 0 && blank(line[i - 1])) return kNpos;
     if (line[i] == ':' && (i + 1 == line.size() || blank(line[i + 1]))) return i;
   }
-  return npos;
+  return kNpos;
 }
 
 // The key a line starts with at `from` ("" if it does not start with one).
 std::string_view key_at(std::string_view line, std::size_t from) {
   const std::size_t colon = key_colon(line, from);
-  return colon == npos ? std::string_view() : trimmed(line.substr(from, colon - from));
+  return colon == kNpos ? std::string_view() : trimmed(line.substr(from, colon - from));
 }
 
 bool item_at(std::string_view line, std::size_t from) {
@@ -185,7 +185,7 @@ bool item_at(std::string_view line, std::size_t from) {
 
 std::size_t indentation(std::string_view line) {
   const std::size_t first = line.find_first_not_of(' ');
-  return first == npos ? line.size() : first;
+  return first == kNpos ? line.size() : first;
 }
 
 // The lines a line is nested in: from the one before it back to the file's first column, each
@@ -315,10 +315,10 @@ std::optional<Opened> innermost(const OpenAt& open, char what) {
   return std::nullopt;
 }
 
-// Where a backslash escape that ends before `byte` starts (the last '\' before it), or npos.
+// Where a backslash escape that ends before `byte` starts (the last '\' before it), or kNpos.
 std::size_t escape_start(std::string_view line, std::size_t byte) {
   const std::size_t at = line.rfind('\\', byte == 0 ? 0 : byte - 1);
-  return at == npos || at >= byte ? npos : at;
+  return at == kNpos || at >= byte ? kNpos : at;
 }
 
 class Explainer {
@@ -355,7 +355,7 @@ class Explainer {
     if (message == kAnchorNotFound || message == kAliasNotFound) {
       const char sign = message == kAnchorNotFound ? '&' : '*';
       const std::size_t at = text_.rfind(sign, byte_ == 0 ? 0 : byte_ - 1);
-      if (at != npos) byte_ = at;
+      if (at != kNpos) byte_ = at;
       return here(std::string("found '") + sign + "' without a name, expected " +
                   (sign == '&' ? "an anchor's name after it, as in '&defaults'"
                                : "the name of an anchor after it, as in '*defaults'") +
@@ -381,7 +381,7 @@ class Explainer {
     if (message == kEndOfVerbatimTag || message == kCharInTagHandle ||
         message == kTagWithNoSuffix) {
       const std::size_t at = text_.rfind('!', byte_ == 0 ? 0 : byte_ - 1);
-      if (at != npos) byte_ = at;
+      if (at != kNpos) byte_ = at;
       return here("found the tag " + shown(token_at(text_, byte_)) +
                   ", expected a tag such as '!!str' or '!<tag:yaml.org,2002:str>' (quote a value "
                   "that starts with '!')");
@@ -419,7 +419,7 @@ class Explainer {
   static std::optional<std::size_t> leading_tab(std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     const std::size_t tab = line.substr(0, first).find('\t');
-    if (tab == npos) return std::nullopt;
+    if (tab == kNpos) return std::nullopt;
     return tab;
   }
 
@@ -449,9 +449,9 @@ class Explainer {
     // 'x3:{type: double}': the first ': ' is in the value, the key's own ':' has no space.
     if (std::optional<YamlSyntaxError> tight = no_key_value(line_, indent, true)) return *tight;
     const std::size_t colon = key_colon(text_, indent);
-    if (colon != npos && colon < byte_ && byte_ < text_.size() && text_[byte_] == ':') {
+    if (colon != kNpos && colon < byte_ && byte_ < text_.size() && text_[byte_] == ':') {
       std::string_view value = trimmed(text_.substr(colon + 1));
-      if (const std::size_t comment = value.find(" #"); comment != npos)
+      if (const std::size_t comment = value.find(" #"); comment != kNpos)
         value = trimmed(value.substr(0, comment));
       return here("found ': ' inside the value " + shown(value) + " of the key " +
                   shown(key_at(text_, indent)) + ", expected a value without ': ' (quote it: \"" +
@@ -488,14 +488,14 @@ class Explainer {
     if (indent >= text.size() || item_at(text, indent)) return std::nullopt;
     const std::size_t word_end = std::min(text.find_first_of(" \t", indent), text.size());
     const std::size_t tight = text.find(':', indent);
-    const bool has_tight = tight != npos && tight + 1 < word_end;
-    const bool has_colon = key_colon(text, indent) != npos;
+    const bool has_tight = tight != kNpos && tight + 1 < word_end;
+    const bool has_colon = key_colon(text, indent) != kNpos;
     if (!has_tight && (tight_only || has_colon)) return std::nullopt;
     line_ = line;
     text_ = text;
     byte_ = indent;
     std::string_view entry = trimmed(text.substr(indent));
-    if (const std::size_t comment = entry.find(" #"); comment != npos)
+    if (const std::size_t comment = entry.find(" #"); comment != kNpos)
       entry = trimmed(entry.substr(0, comment));
     if (has_tight) {
       const std::string spaced = std::string(text.substr(indent, tight + 1 - indent)) + " " +
@@ -549,7 +549,7 @@ class Explainer {
       // The parser may place the error before the bracket it found open (at the start of its
       // line, for a file that ends inside it): the one still open at the end of the file.
       const std::size_t last = lines_.size() - 1;
-      opener = innermost(open_at(lines_, last, npos), open);
+      opener = innermost(open_at(lines_, last, kNpos), open);
       if (opener) {
         line_ = last;
         text_ = lines_[last];
@@ -590,7 +590,7 @@ class Explainer {
   YamlSyntaxError bad_escape(std::string_view message) {
     const std::string_view c = message.substr(kInvalidEscape.size());
     const std::size_t at = escape_start(text_, byte_);
-    if (at != npos) byte_ = at;
+    if (at != kNpos) byte_ = at;
     return here("found '\\" + printable(c) +
                 "' in a double-quoted string, expected one of YAML's escapes (\\\\, \\\", \\n, "
                 "\\t, \\xXX, \\uXXXX, ...): write a backslash as '\\\\', or quote with ' (as in "
@@ -600,7 +600,7 @@ class Explainer {
   YamlSyntaxError bad_hex() {
     const std::size_t end = byte_;
     const std::size_t at = escape_start(text_, end);
-    if (at == npos) return general();
+    if (at == kNpos) return general();
     byte_ = at;
     return here("found the escape " + shown(text_.substr(at, end - at)) +
                 ", expected '\\x', '\\u' or '\\U' followed by 2, 4 or 8 hexadecimal digits "

@@ -389,7 +389,7 @@ TEST_CASE("searcher-sim run says what `auto` chose and from which trial TPE prop
                        "' --workload rbv2-glmnet --workers 4 --out '" + out_dir + "'");
   REQUIRE(json.code == 0);
   const nlohmann::json result = nlohmann::json::parse(json.out);
-  const nlohmann::json choice = result["sampler_choice"];
+  const nlohmann::json& choice = result["sampler_choice"];
   CHECK(choice["sampler"] == "gp");
   CHECK(choice["then"] == "tpe");
   const std::optional<std::uint64_t> expected = first_tpe_create(
