@@ -270,9 +270,16 @@ std::string quoted_names(const std::vector<Row>& rows) {
   return text;
 }
 
+// " (did you mean 'adaptive_asha'?)" for a near miss, else nothing.
+std::string did_you_mean(const std::string& text, const std::vector<std::string>& known) {
+  const std::string near = text.empty() ? std::string() : closest(text, known);
+  return near.empty() ? std::string() : " (did you mean '" + near + "'?)";
+}
+
 const MethodRow& method_row(const Reader& reader, const Node& node) {
   const std::string path = "searcher.name";
-  const std::string names = quoted_names(method_rows());
+  // `custom` is read before the rows (parse_searcher): a name like the others to a user.
+  const std::string names = quoted_names(method_rows()) + ", 'custom'";
   if (node.find("name") == nullptr) {
     reader.fail(node, path, "missing required field (one of " + names + ")");
   }
@@ -283,10 +290,13 @@ const MethodRow& method_row(const Reader& reader, const Node& node) {
       reader.fail(name, path, "the '" + text + "' searcher " + std::string(retired.advice));
     }
   }
+  std::vector<std::string> known{"custom"};
   for (const MethodRow& row : method_rows()) {
     if (text == row.entry.name) return row;
+    known.emplace_back(row.entry.name);
   }
-  reader.fail(name, path, "must be one of " + names + ", got " + describe(name));
+  reader.fail(name, path,
+              "must be one of " + names + ", got " + describe(name) + did_you_mean(text, known));
 }
 
 // The grid method trains every point of the grid once: its sampler is the grid.
@@ -324,7 +334,10 @@ SamplerConfig parse_sampler(const Reader& reader, const Node& node, const Method
   const auto row = std::find_if(sampler_rows().begin(), sampler_rows().end(),
                                 [&](const SamplerRow& r) { return text == r.entry.name; });
   if (row == sampler_rows().end()) {
-    reader.fail(*name, name_path, "must be one of " + names + ", got " + describe(*name));
+    std::vector<std::string> known;
+    for (const SamplerRow& r : sampler_rows()) known.emplace_back(r.entry.name);
+    reader.fail(*name, name_path,
+                "must be one of " + names + ", got " + describe(*name) + did_you_mean(text, known));
   }
   SamplerConfig config;
   if (as_map) {

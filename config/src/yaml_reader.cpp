@@ -24,6 +24,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+const Node& undefined() {
+  static const Node kUndefined;
+  return kUndefined;
+}
+
+}  // namespace
+
 std::string closest(std::string_view key, const std::vector<std::string>& allowed) {
   std::string best;
   std::size_t best_distance = 3;  // suggest only near misses
@@ -36,13 +43,6 @@ std::string closest(std::string_view key, const std::vector<std::string>& allowe
   }
   return best;
 }
-
-const Node& undefined() {
-  static const Node kUndefined;
-  return kUndefined;
-}
-
-}  // namespace
 
 void Reader::fail(Mark mark, const std::string& path, const std::string& message) const {
   throw ConfigError(location(mark), path, message);

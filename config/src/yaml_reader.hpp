@@ -33,6 +33,9 @@ class Reader {
 /// `parent.key` (or `key` at the top).
 [[nodiscard]] std::string join_path(const std::string& parent, std::string_view key);
 
+/// The allowed name nearest to `key` (within two edits), for a "did you mean"; empty if none.
+[[nodiscard]] std::string closest(std::string_view key, const std::vector<std::string>& allowed);
+
 /// How a value is shown in a message: numbers, booleans and null as written, strings quoted
 /// and truncated, containers as "a map" / "a list".
 [[nodiscard]] std::string describe(const Node& node);

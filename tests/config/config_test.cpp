@@ -167,7 +167,7 @@ TEST_CASE("config: missing required fields name the field and say what it is") {
                      "max_time)");
   CHECK_CONFIG_ERROR("searcher: {metric: m}\n",
                      "exp.yaml:1:11: searcher.name: missing required field (one of 'single', "
-                     "'random', 'grid', 'async_halving', 'adaptive_asha', 'pbt')");
+                     "'random', 'grid', 'async_halving', 'adaptive_asha', 'pbt', 'custom')");
 }
 
 TEST_CASE("config: wrong types name the value found") {
@@ -262,7 +262,17 @@ TEST_CASE("config: end-of-life and unknown searchers say what to use instead") {
                      "removed and is not valid for new experiments; use 'adaptive_asha' instead");
   CHECK_CONFIG_ERROR("searcher: {name: bayes, metric: m}\n",
                      "exp.yaml:1:18: searcher.name: must be one of 'single', 'random', 'grid', "
-                     "'async_halving', 'adaptive_asha', 'pbt', got 'bayes'");
+                     "'async_halving', 'adaptive_asha', 'pbt', 'custom', got 'bayes'");
+  // A near miss is named (within two edits): the dash for the underscore, a letter left out.
+  CHECK_CONFIG_ERROR("searcher: {name: adaptive-asha, metric: m}\n",
+                     "exp.yaml:1:18: searcher.name: must be one of 'single', 'random', 'grid', "
+                     "'async_halving', 'adaptive_asha', 'pbt', 'custom', got 'adaptive-asha' "
+                     "(did you mean 'adaptive_asha'?)");
+  CHECK_CONFIG_ERROR(
+      "searcher: {name: random, metric: m, max_length: 2, max_trials: 2, "
+      "sampler: tp}\n",
+      "exp.yaml:1:76: searcher.sampler: must be one of 'random', 'grid', 'tpe', "
+      "'gp', 'auto', got 'tp' (did you mean 'tpe'?)");
 }
 
 TEST_CASE("config: grid needs a count for int, double and log hyperparameters, at any depth") {
