@@ -25,8 +25,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 const Node& undefined() {
-  static const Node kUndefined;
-  return kUndefined;
+  static const Node none;
+  return none;
 }
 
 }  // namespace
