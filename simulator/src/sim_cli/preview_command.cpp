@@ -17,7 +17,9 @@ trained to which lengths, like `det preview-search`. Deterministic for given see
 search trains every point once to max_length, so its preview is computed from the grid's size
 (a grid of 10^12 points at once); --trace and --workers play every trial. With
 `sampler: auto`, a second header line says which sampler proposes and why (--json:
-sampler_choice), from the space and max_trials alone.
+sampler_choice), from the space and max_trials alone. A model sampler under async_halving gets
+a line of caution (--json: sampler_caution): the models gained less there than under
+adaptive_asha, and GP did worse than random search with one worker (docs/samplers.md).
 
 )";
 
