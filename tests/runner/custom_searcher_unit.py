@@ -122,17 +122,26 @@ class Scripted(_search_runner.LocalSearchRunner):
         self.posts.append(body)
 
 
+RUNNING = {"state": "running", "alive": True, "experiment_state": "ACTIVE"}
+
+
+def first_two_events(directory):
+    """Experiment 7's first process: events 1 and 2 handled and posted, then the run's end."""
+    (directory / "exp_7").mkdir()
+    first = Scripted(Recorder(), directory, [
+        dict(RUNNING, events=[{"id": 1, "event": "initial_operations"}]),
+        dict(RUNNING, events=[{"id": 2, "event": "trial_created", "request_id": str(A)}]),
+        {"state": "completed", "alive": False, "experiment_state": "COMPLETED", "events": []}])
+    first.state.experiment_id = 7
+    first.run_experiment(7, None)
+    return first
+
+
 def loop_and_restart():
     with tempfile.TemporaryDirectory() as tmp:
         directory = pathlib.Path(tmp)
-        (directory / "exp_7").mkdir()
         running = {"state": "running", "alive": True, "experiment_state": "ACTIVE"}
-        first = Scripted(Recorder(), directory, [
-            dict(running, events=[{"id": 1, "event": "initial_operations"}]),
-            dict(running, events=[{"id": 2, "event": "trial_created", "request_id": str(A)}]),
-            {"state": "completed", "alive": False, "experiment_state": "COMPLETED", "events": []}])
-        first.state.experiment_id = 7
-        first.run_experiment(7, None)
+        first = first_two_events(directory)
         check([p["triggered_by"] for p in first.posts] == [1, 2], f"one post per event: {first.posts}")
         check(len(first.posts[0]["operations"]) == 3, "the initial operations")
         check(first.state.experiment_completed and first.state.last_event_id == 2, "the end")
@@ -180,13 +189,7 @@ def repost_already_applied():
 
     def restarted(directory, queue_after_refusal):
         """Events 1 and 2 handled and posted, then a restart that finds events 2 and 3 queued."""
-        (directory / "exp_7").mkdir()
-        first = Scripted(Recorder(), directory, [
-            dict(running, events=[{"id": 1, "event": "initial_operations"}]),
-            dict(running, events=[{"id": 2, "event": "trial_created", "request_id": str(A)}]),
-            {"state": "completed", "alive": False, "experiment_state": "COMPLETED", "events": []}])
-        first.state.experiment_id = 7
-        first.run_experiment(7, None)
+        first_two_events(directory)
         second = Refused(Recorder(), directory, [
             dict(running, events=[{"id": 2, "event": "trial_created", "request_id": str(A)},
                                   {"id": 3, "event": "trial_closed", "request_id": str(A)}]),
