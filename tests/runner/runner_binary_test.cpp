@@ -1169,6 +1169,62 @@ TEST_CASE("searcher-run: resume kills what an earlier run left behind") {
   CHECK(processes_with_key(key).empty());
 }
 
+TEST_CASE("searcher-run: a trial's shepherd is a spawned image with the runner's environment") {
+  // The trial finds its shepherd among its ancestors and records what /proc says of both.
+  const fs::path dir = scratch("shepherd");
+  std::ofstream(dir / "probe.sh") << R"(pid=$$
+while [ "$pid" -gt 1 ]; do
+  if tr '\0' '\n' < /proc/$pid/cmdline | grep -qx -- --hpsearch-shepherd; then
+    tr '\0' '\n' < /proc/$pid/cmdline > "$PROBE_DIR/shepherd_cmdline"
+    tr '\0' '\n' < /proc/$pid/environ > "$PROBE_DIR/shepherd_environ"
+    cat /proc/$pid/comm > "$PROBE_DIR/shepherd_comm"
+    break
+  fi
+  pid=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' /proc/$pid/stat)
+done
+tr '\0' '\n' < /proc/$$/environ > "$PROBE_DIR/trial_environ"
+exec <&3
+while read -r command; do
+  case "$command" in
+    *validate_after*) printf '{"type":"validation","length":1,"metrics":{"loss":0.5}}\n' >&4 ;;
+    *) exit 0 ;;
+  esac
+done
+)";
+  std::ofstream(dir / "config.yaml")
+      << "entrypoint: sh probe.sh\n"
+      << "environment:\n  environment_variables:\n    - PROBE_DIR=" << dir.string()
+      << "\n    - PROBE_VAR=for-trials-only\n"
+      << "searcher:\n  name: single\n  metric: loss\n  max_length: 1\n"
+      << "hyperparameters:\n  x: 0.5\n";
+  const Run run = runner("run --config '" + (dir / "config.yaml").string() + "' --dir '" +
+                             (dir / "exp").string() + "'",
+                         dir);
+  REQUIRE(run.code == 0);
+  const auto lines = [&](const std::string& name) {
+    std::vector<std::string> found;
+    std::istringstream text(read_file(dir / name));
+    for (std::string line; std::getline(text, line);) found.push_back(line);
+    return found;
+  };
+  const auto holds = [](const std::vector<std::string>& all, const std::string& line) {
+    return std::find(all.begin(), all.end(), line) != all.end();
+  };
+  // Exec'd, not a fork of the runner (which would carry the runner's command line).
+  const std::vector<std::string> cmdline = lines("shepherd_cmdline");
+  REQUIRE(cmdline.size() > 2);
+  CHECK(cmdline[0] == "hpsearch-shepherd");
+  CHECK(lines("shepherd_comm") == std::vector<std::string>{"hps-shepherd"});
+  // The runner's environment and the experiment's key; the config's variables are the trial's.
+  const std::string key = "HPSEARCH_EXPERIMENT_KEY=" + experiment_key(dir / "exp");
+  const std::vector<std::string> shepherd = lines("shepherd_environ");
+  const std::vector<std::string> trial = lines("trial_environ");
+  CHECK(holds(shepherd, key));
+  CHECK_FALSE(holds(shepherd, "PROBE_VAR=for-trials-only"));
+  CHECK(holds(trial, key));
+  CHECK(holds(trial, "PROBE_VAR=for-trials-only"));
+}
+
 TEST_CASE("searcher-run: two runners cannot share an experiment") {
   const fs::path dir = scratch("lock");
   const fs::path config = write_config(dir, "  name: single\n  metric: loss\n  max_length: 40\n",

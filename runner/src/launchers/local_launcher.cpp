@@ -1,13 +1,18 @@
-// Local trials under a shepherd. The runner forks a shepherd per trial (no exec: the runner
-// is single-threaded), and the shepherd forks and execs the trial. The shepherd is a child
-// subreaper, so every process the trial leaves behind (a shell's background job, torchrun's
-// workers) becomes its child; it kills the whole tree when the trial's main process exits,
-// when the runner asks, or when its control pipe reaches end of file, which happens when the
-// runner dies for any reason, SIGKILL included.
+// Local trials under a shepherd. The runner starts a shepherd per trial, a fresh image of its
+// own program (/proc/self/exe, entered before main: enter_shepherd below) spawned with
+// posix_spawn, and the shepherd forks and execs the trial. Spawned, not forked: a forked
+// shepherd would share the runner's pages copy-on-write for the trial's whole life, so every
+// launch would copy the runner's page tables and every page the runner then wrote would be
+// copied again (measured in docs/PERFORMANCE.md), a cost that grows with the runner's memory.
+// The shepherd is a child subreaper, so every process the trial leaves behind (a shell's
+// background job, torchrun's workers) becomes its child; it kills the whole tree when the
+// trial's main process exits, when the runner asks, or when its control pipe reaches end of
+// file, which happens when the runner dies for any reason, SIGKILL included.
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -15,6 +20,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -138,7 +144,7 @@ void pause_briefly() {
   ::nanosleep(&delay, nullptr);
 }
 
-// ---- the shepherd (runs in the forked child, never returns) --------------------------------
+// ---- the shepherd (its own process image, never returns) ----------------------------------
 
 class Shepherd {
  public:
@@ -205,8 +211,8 @@ class Shepherd {
   std::optional<int> trial_status_;
 };
 
-// In the shepherd: starts the trial and watches it. Everything here runs after fork() in a
-// single-threaded process, so allocation is safe.
+// In the shepherd: starts the trial and watches it. `fds` are the descriptors it inherited, in
+// the order of descriptors 0..6 of the layout above.
 [[noreturn]] void shepherd_main(pid_t runner, const int (&fds)[7], char* const* argv,
                                 char* const* envp, const char* directory) {
   ::setpgid(0, 0);  // out of the runner's group: a Ctrl-C on the terminal reaches the runner only
@@ -293,6 +299,47 @@ class Shepherd {
   const StatusRecord started{'P', trial};
   (void)write_all(kStatusFd, &started, sizeof started);
   Shepherd(trial).run(signal_fd);
+}
+
+// The shepherd's command line, after argv[0]: kShepherdFlag, the runner's pid, the trial's
+// working directory, the seven inherited descriptors, the number of the trial's environment
+// entries and the entries, then the trial's own argv. The trial's environment travels here
+// and not as the shepherd's: what a config sets for its trials (LD_LIBRARY_PATH, say) must not
+// change how the runner's own program starts.
+constexpr const char* kShepherdFlag = "--hpsearch-shepherd";
+constexpr int kShepherdFixedArgs = 12;  // argv[0], the flag, pid, directory, 7 fds, env count
+
+bool parse_int(const char* text, long& value) {
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtol(text, &end, 10);
+  return errno == 0 && end != text && *end == '\0';
+}
+
+// Runs before main in every program that links the local launcher: in a process the runner
+// spawned as a shepherd, that is all it does (glibc passes argc, argv and envp to
+// constructors). Any other process returns at once.
+__attribute__((constructor)) void enter_shepherd(int argc, char** argv, char** /*envp*/) {
+  if (argc < 2 || std::strcmp(argv[1], kShepherdFlag) != 0) return;
+  long runner = 0;
+  long count = 0;
+  int fds[7];
+  bool valid = argc > kShepherdFixedArgs && parse_int(argv[2], runner) &&
+               parse_int(argv[kShepherdFixedArgs - 1], count) && count >= 0 &&
+               count < argc - kShepherdFixedArgs;
+  for (int i = 0; valid && i < 7; ++i) {
+    long fd = 0;
+    valid = parse_int(argv[4 + i], fd) && fd >= 0 && fd < (1L << 30);
+    fds[i] = static_cast<int>(fd);
+  }
+  if (!valid) ::_exit(127);              // not the runner's doing: nothing to report to anyone
+  ::prctl(PR_SET_NAME, "hps-shepherd");  // for top and ps -o comm ("exe" otherwise)
+  // The environment entries are moved down one place to end in a null, as execve wants; the
+  // trial's argv after them already ends in argv's own null.
+  char** environment = argv + kShepherdFixedArgs - 1;
+  for (long i = 0; i < count; ++i) environment[i] = environment[i + 1];
+  environment[count] = nullptr;
+  shepherd_main(static_cast<pid_t>(runner), fds, environment + count + 1, environment, argv[3]);
 }
 
 // ---- the runner's side ----------------------------------------------------------------------
@@ -385,21 +432,15 @@ class LocalProcess final : public TrialProcess {
 class LocalLauncher final : public Launcher {
  public:
   std::unique_ptr<TrialProcess> launch(const LaunchSpec& spec) override {
-    // Everything the children need is prepared before fork.
-    std::vector<std::string> env_strings;
+    std::vector<std::string> trial_environment;
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string entry = *e;
       const std::string name = entry.substr(0, entry.find('='));
-      if (!spec.environment.contains(name)) env_strings.push_back(entry);
+      if (!spec.environment.contains(name)) trial_environment.push_back(entry);
     }
-    for (const auto& [name, value] : spec.environment) env_strings.push_back(name + "=" + value);
-    std::vector<char*> envp;
-    for (std::string& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::string shell = "/bin/sh";
-    std::string dash_c = "-c";
-    std::string command = spec.command;
-    char* argv[] = {shell.data(), dash_c.data(), command.data(), nullptr};
+    for (const auto& [name, value] : spec.environment) {
+      trial_environment.push_back(name + "=" + value);
+    }
     const std::string directory = spec.working_directory.string();
 
     const auto make_pipe = [](Fd& read_end, Fd& write_end) {
@@ -418,15 +459,38 @@ class LocalLauncher final : public Launcher {
     if (log.get() < 0) throw_system_error("cannot open the log '" + spec.log.string() + "'");
     Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (null_in.get() < 0) throw_system_error("cannot open /dev/null");
-    const pid_t runner = ::getpid();
     const int layout[7] = {null_in.get(),      log.get(),          log.get(),
                            command_read.get(), report_write.get(), control_read.get(),
                            status_write.get()};
 
-    const pid_t shepherd = ::fork();
-    if (shepherd < 0) throw_system_error("fork");
-    if (shepherd == 0) shepherd_main(runner, layout, argv, envp.data(), directory.c_str());
+    std::vector<std::string> args = {"hpsearch-shepherd", kShepherdFlag, std::to_string(::getpid()),
+                                     directory};
+    for (const int fd : layout) args.push_back(std::to_string(fd));
+    args.push_back(std::to_string(trial_environment.size()));
+    args.insert(args.end(), trial_environment.begin(), trial_environment.end());
+    args.insert(args.end(), {"/bin/sh", "-c", spec.command});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // The shepherd runs with the runner's own environment, and the experiment's marker so
+    // that kill_leftovers finds it too.
+    std::string marker = spec.marker;
+    std::vector<char*> envp;
+    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+    if (!marker.empty()) envp.push_back(marker.data());
+    envp.push_back(nullptr);
 
+    // The shepherd's ends cross the exec: close-on-exec is cleared on them for the spawn only
+    // (the runner is single-threaded, so nothing else execs meanwhile), and they are closed
+    // here once it has them.
+    for (const int fd : layout) ::fcntl(fd, F_SETFD, 0);
+    pid_t shepherd = 0;
+    const int spawned =
+        ::posix_spawn(&shepherd, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data());
+    if (spawned != 0) {
+      errno = spawned;
+      throw_system_error("cannot start the shepherd of '" + spec.command + "' (/proc/self/exe)");
+    }
     status_write.reset();
     StatusRecord first;
     if (!read_record(status_read.get(), first) || first.kind != 'P') {
