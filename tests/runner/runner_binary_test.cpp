@@ -419,21 +419,30 @@ TEST_CASE("searcher-run: sampler auto says what it chose and from which trial TP
   const Run run = runner(
       "run --config '" + config.string() + "' --dir '" + exp_dir.string() + "' --slots 2", dir);
   REQUIRE(run.code == 0);
-  const hpsearch::ExperimentConfig loaded = hpsearch::load_config(config);
-  hpsearch::Searcher searcher = hpsearch::make_searcher(loaded.searcher, loaded.hyperparameters, 3);
+  // The first trial TPE proposed, by docs/samplers.md's rule read off the journal (not from the
+  // sampler's state): TPE proposes once three trials' first results repeated a value an
+  // earlier trial reported first (all at length 1 here; x is continuous, so the repeating
+  // points' distances, and with them the repeat radius, are above 0), from the operations
+  // answering the third repeat on.
   std::uint64_t created = 0;
   std::optional<std::uint64_t> first_tpe;
+  std::set<std::string> reported;  // trials with a first result
+  std::set<double> values;         // the values first results took
+  int repeats = 0;
   std::istringstream journal(journal_text(exp_dir));
   for (std::string line; std::getline(journal, line) && !first_tpe;) {
     const nlohmann::json record = nlohmann::json::parse(line);
     if (!record.contains("in")) continue;  // the runner's own records
-    const nlohmann::json answer = hpsearch::drive_event(searcher, record["in"]);
-    REQUIRE(answer == record["out"]);
-    const bool tpe = searcher.snapshot()["sampler_state"]["model"] == "tpe";
-    for (const nlohmann::json& op : answer.value("operations", nlohmann::json::array())) {
+    const nlohmann::json& in = record["in"];
+    if (in["event"] == "validation_completed" &&
+        reported.insert(in["request_id"].get<std::string>()).second &&
+        !values.insert(in["metric"].get<double>()).second) {
+      ++repeats;
+    }
+    for (const nlohmann::json& op : record["out"].value("operations", nlohmann::json::array())) {
       if (op["type"] != "create") continue;
       ++created;
-      if (tpe && !first_tpe) first_tpe = created;
+      if (repeats >= 3 && !first_tpe) first_tpe = created;
     }
   }
   REQUIRE(first_tpe);  // the coarse loss repeats: TPE took over
@@ -1240,18 +1249,46 @@ TEST_CASE("searcher-run: two runners cannot share an experiment") {
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  const Run second = runner("resume '" + (dir / "exp").string() + "'", dir / "second");
+  // The first runner is stopped while the others try, so that any change to the runner's own
+  // files (the directory's top level: the trial writes only below trials/) is theirs.
+  const Run status = runner("status --dir '" + (dir / "exp").string() + "' --json", dir);
+  REQUIRE(status.code == 0);
+  const nlohmann::json holder = nlohmann::json::parse(status.out)["runner_pid"];
+  REQUIRE(holder.is_number_integer());
+  const auto pid = holder.get<pid_t>();
+  const auto top_level_files = [&] {
+    std::map<std::string, std::string> files;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir / "exp")) {
+      if (entry.is_regular_file()) files[entry.path().filename()] = read_file(entry.path());
+    }
+    return files;
+  };
+  std::map<std::string, std::string> before;
+  std::map<std::string, std::string> after;
+  Run second;
+  Run again;
+  {
+    REQUIRE(::kill(pid, SIGSTOP) == 0);
+    struct Continue {  // on every way out of this block: first.join() waits for that runner
+      pid_t pid;
+      ~Continue() { ::kill(pid, SIGCONT); }
+    } continue_first{pid};
+    before = top_level_files();
+    second = runner("resume '" + (dir / "exp").string() + "'", dir / "second");
+    // A new run into it is told the experiment is running, not to resume it (which the lock
+    // would refuse), and it changes nothing there.
+    again = runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'",
+                   dir / "second");
+    after = top_level_files();
+  }
   CHECK(second.code == 2);
   CHECK(second.err.find("another searcher-run is running the experiment") != std::string::npos);
-  // A new run into it is told the experiment is running, not to resume it (which the lock
-  // would refuse), and it changes nothing there.
-  const Run again =
-      runner("run --config '" + config.string() + "' --dir '" + (dir / "exp").string() + "'",
-             dir / "second");
   CHECK(again.code == 2);
   CHECK(again.err.find("an experiment is running in '" + (dir / "exp").string() + "'") !=
         std::string::npos);
   CHECK(again.err.find("resume") == std::string::npos);
+  CHECK(before.contains("journal.jsonl"));
+  CHECK(after == before);
   first.join();
   CHECK(experiment(dir / "exp")["state"] == "completed");
 }

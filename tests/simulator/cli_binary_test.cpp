@@ -3,10 +3,13 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -352,25 +355,42 @@ TEST_CASE("searcher-sim preview cautions a model sampler under async_halving, an
   CHECK(caution("tpe-random.yaml", "random", "tpe", smooth).empty());
 }
 
-// The oracle for "from which trial": the searcher replayed from the run's trace, event by
-// event, in-process; the first create answered while the auto sampler's model (its snapshot's
-// sampler_state.model) says "tpe" is TPE's first proposal: the model changes only when a
-// result is observed, which comes before the creates it answers.
-std::optional<std::uint64_t> first_tpe_create(const std::string& config_path, std::uint32_t seed,
-                                              const fs::path& trace) {
-  const hpsearch::ExperimentConfig config = hpsearch::load_config(config_path);
-  hpsearch::Searcher searcher =
-      hpsearch::make_searcher(config.searcher, config.hyperparameters, seed);
+// The oracle for "from which trial", docs/samplers.md's rule read off the run's trace (not
+// the sampler's state): a trial's first result is a repeat when an earlier trial reported the
+// same value first at the same length, unless their categorical values differ; once three
+// repeats were seen (the other coordinates are continuous, so the repeating points are apart
+// and the repeat radius, their median distance, is above 0) TPE proposes, from the creates
+// answering the third repeat on.
+std::optional<std::uint64_t> first_tpe_create(const fs::path& trace,
+                                              const std::vector<std::string>& categorical) {
+  std::map<std::string, nlohmann::json> hyperparameters;  // by request id
+  std::set<std::string> reported;                         // trials with a first result
+  std::map<std::pair<std::uint64_t, double>, std::string> first_reporter;  // (length, value)
+  int repeats = 0;
   std::uint64_t created = 0;
   for (const std::string& line : lines_of(read_file(trace))) {
     const nlohmann::json record = nlohmann::json::parse(line);
     if (!record.contains("in")) continue;  // a worker's launch or exit
-    const nlohmann::json answer = hpsearch::drive_event(searcher, record.at("in"));
-    const bool tpe = searcher.snapshot()["sampler_state"]["model"] == "tpe";
-    for (const nlohmann::json& op : answer.value("operations", nlohmann::json::array())) {
+    const nlohmann::json& in = record.at("in");
+    if (in.at("event") == "validation_completed") {
+      const auto id = in.at("request_id").get<std::string>();
+      const auto [earlier, fresh] = first_reporter.emplace(
+          std::pair{in.at("length").get<std::uint64_t>(), in.at("metric").get<double>()}, id);
+      if (reported.insert(id).second && !fresh) {
+        const nlohmann::json& mine = hyperparameters.at(id);
+        const nlohmann::json& theirs = hyperparameters.at(earlier->second);
+        if (std::all_of(categorical.begin(), categorical.end(), [&](const std::string& name) {
+              return mine.at(name) == theirs.at(name);
+            })) {
+          ++repeats;
+        }
+      }
+    }
+    for (const nlohmann::json& op : record.at("out").value("operations", nlohmann::json::array())) {
       if (op["type"] != "create") continue;
       ++created;
-      if (tpe) return created;
+      hyperparameters[op.at("request_id").get<std::string>()] = op.at("hparams");
+      if (repeats >= 3) return created;
     }
   }
   return std::nullopt;
@@ -392,8 +412,8 @@ TEST_CASE("searcher-sim run says what `auto` chose and from which trial TPE prop
   const nlohmann::json& choice = result["sampler_choice"];
   CHECK(choice["sampler"] == "gp");
   CHECK(choice["then"] == "tpe");
-  const std::optional<std::uint64_t> expected = first_tpe_create(
-      table, result["seed"].get<std::uint32_t>(), fs::path(out_dir) / "trace.jsonl");
+  const std::optional<std::uint64_t> expected =
+      first_tpe_create(fs::path(out_dir) / "trace.jsonl", {"num.impute.selected.cpo"});
   REQUIRE(expected);
   CHECK(choice["then_from_trial"] == *expected);
   const Run text = run("run --config '" + table + "' --workload rbv2-glmnet --workers 4");
@@ -410,8 +430,7 @@ TEST_CASE("searcher-sim run says what `auto` chose and from which trial TPE prop
                               "' --workload mf-branin --workers 4 --out '" + smooth_dir + "'");
   REQUIRE(smooth_json.code == 0);
   const nlohmann::json smooth_result = nlohmann::json::parse(smooth_json.out);
-  CHECK(!first_tpe_create(smooth, smooth_result["seed"].get<std::uint32_t>(),
-                          fs::path(smooth_dir) / "trace.jsonl"));
+  CHECK(!first_tpe_create(fs::path(smooth_dir) / "trace.jsonl", {}));
   CHECK(smooth_result["sampler_choice"]["then_from_trial"].is_null());
   CHECK(run("run --config '" + smooth + "' --workload mf-branin --workers 4")
             .out.find("\n'tpe' never took over (fewer than three results repeated)\n") !=
