@@ -515,6 +515,23 @@ def errors():
     failing["entrypoint"] = f"{sys.executable} fail.py"
     failed = client.create_experiment(failing, str(model_dir))
     wait(failed, "ERROR")
+    # An experiment that errored did not finish its search: Determined's master saves the
+    # progress when a trial reports progress and sets 100% only when the experiment completes,
+    # so it keeps that of the last report: this trial reported 1 of max_length 4 before it
+    # failed (max_restarts 0), 25%, though the searcher counts the errored trial as done.
+    (model_dir / "fail_late.py").write_text(
+        "import determined as det\n"
+        "with det.core.init() as ctx:\n"
+        "    for op in ctx.searcher.operations():\n"
+        "        op.report_progress(1)\n"
+        "        ctx.train.report_training_metrics(1, {'loss': 1.0})\n"
+        "        raise SystemExit(3)\n")
+    failing["entrypoint"] = f"{sys.executable} fail_late.py"
+    failed = client.create_experiment(failing, str(model_dir))
+    wait(failed, "ERROR")
+    check(failed.progress == 0.25, f"an errored experiment's progress: {failed.progress}")
+    listed = json.loads(cli("ls", "--json").stdout)
+    check([e["progress"] for e in listed if e["id"] == failed.id] == [0.25], f"ls --json: {listed}")
 
 
 def hostile():

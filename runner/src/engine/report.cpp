@@ -190,13 +190,14 @@ nlohmann::json Report::experiment_json(const char* state, const std::deque<Trial
     if (t.contains("job")) t["job"].erase("token");  // the channel's secret stays in the journal
     list.push_back(std::move(t));
   }
-  nlohmann::json j{{"state", state},
-                   {"metric", config_.searcher.metric},
-                   {"smaller_is_better", config_.searcher.smaller_is_better},
-                   {"seed", seed_},
-                   {"progress", progress},
-                   {"runner", runner_costs(decisions)},
-                   {"trials", std::move(list)}};
+  nlohmann::json j{
+      {"state", state},
+      {"metric", config_.searcher.metric},
+      {"smaller_is_better", config_.searcher.smaller_is_better},
+      {"seed", seed_},
+      {"progress", std::string_view(state) == "failed" ? reported_progress_ : progress},
+      {"runner", runner_costs(decisions)},
+      {"trials", std::move(list)}};
   if (const auto b = best(trials)) {
     const TrialRecord& t = trials[b->trial];
     const Validation& v = t.validations[b->validation];

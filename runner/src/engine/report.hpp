@@ -89,10 +89,18 @@ class Report {
   /// The best metric among validations at max_length, else at any length.
   [[nodiscard]] std::optional<BestValidation> best(const std::deque<TrialRecord>& trials) const;
 
+  /// `progress` is the searcher's now; a failed run records instead the progress of its last
+  /// progress report (note_reported_progress), as Determined's master does: it saves the
+  /// experiment's progress only when a trial reports progress (100% only when it completes), so
+  /// the trials that errored since, which the searcher counts as done, do not make an
+  /// unfinished search read 100%.
   [[nodiscard]] nlohmann::json experiment_json(const char* state,
                                                const std::deque<TrialRecord>& trials,
                                                double progress,
                                                const DecisionStats& decisions) const;
+  /// The searcher's progress right after a trial's progress report (or, on resume, after the
+  /// replay): what a failed run records (experiment_json).
+  void note_reported_progress(double progress) { reported_progress_ = progress; }
   /// The trial's directory: DIR/trials/N-XXXXXXXX.
   [[nodiscard]] std::filesystem::path trial_directory(std::uint32_t index,
                                                       const TrialRecord& trial) const;
@@ -123,6 +131,7 @@ class Report {
   bool status_drawn_ = false;
   std::chrono::steady_clock::time_point last_status_{};
   bool killed_ = false;
+  double reported_progress_ = 0.0;  // the searcher's progress is 0 until a trial reports any
 };
 
 }  // namespace hpsearch::runner_detail

@@ -62,6 +62,7 @@ void Experiment::handle_report(std::uint32_t i, const std::string& line) {
             ? *progress->units
             : *progress->fraction * static_cast<double>(config_.searcher.max_length.units);
     feed(TrialProgress{t.id, units});
+    report_.note_reported_progress(searcher_.progress());
   } else if (const auto* m = std::get_if<MetricsReport>(&report)) {
     metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group,
                     m->steps_completed, m->metrics, wall_seconds());
