@@ -743,6 +743,11 @@ def config_case():
     check(training == [(1, 1), (2, 1), (3, 2), (4, 2)],
           f"each step once, steps after the checkpoint (2) from the relaunch (run 2): {training}")
     check([m.steps_completed for m in trial.get_metrics("validation")] == [4], "one validation")
+    # runner.log gives each figure its unit: the target is the searcher's (max_length: batches),
+    # a stored checkpoint's length the steps_completed the trial reported with it.
+    log = (pathlib.Path(exp.describe()["run_dir"]) / "runner.log").read_text()
+    check("restarting from its checkpoint at steps_completed 2 (restart 1 of 1)" in log, log)
+    check("train to 4 batches, from its checkpoint at steps_completed 2)" in log, log)
     summary = exp.describe()["experiment"]["trials"][0]["metrics"]["groups"]
     check(summary["training"]["reports"] == 4 and summary["training"]["last"]["metrics"]["run"] == 2,
           f"describe counts each step once: {summary}")

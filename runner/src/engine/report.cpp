@@ -176,6 +176,23 @@ std::string Report::failure_text(std::uint32_t index, const TrialRecord& trial) 
          shown_output_tail(tail);
 }
 
+std::string Report::length_text(std::uint64_t units) const {
+  const std::string& unit = config_.searcher.max_length.unit;
+  if (unit.empty()) return std::to_string(units);
+  // batches, records, epochs: one batch, one record, one epoch.
+  const bool one = units == 1 && unit.size() > 1 && unit.back() == 's';
+  const std::string name = !one                ? unit
+                           : unit == "batches" ? std::string("batch")
+                                               : unit.substr(0, unit.size() - 1);
+  return std::to_string(units) + " " + name;
+}
+
+std::string Report::checkpoint_text(const char* whose, const Checkpoint& checkpoint) const {
+  return std::string(whose) + " checkpoint at " +
+         (checkpoint.storage_id.empty() ? length_text(checkpoint.length)
+                                        : "steps_completed " + std::to_string(checkpoint.length));
+}
+
 nlohmann::json Report::experiment_json(const char* state, const std::deque<TrialRecord>& trials,
                                        double progress, const DecisionStats& decisions) const {
   nlohmann::json list = nlohmann::json::array();

@@ -67,6 +67,15 @@ class Report {
   /// last lines of output:` and the lines, each on its own line after `  | `.
   [[nodiscard]] std::string failure_text(std::uint32_t index, const TrialRecord& trial) const;
 
+  /// A length in the searcher's unit (max_length's), as the log says it: `60 epochs`, `1 batch`,
+  /// or the bare count when max_length was a bare integer.
+  [[nodiscard]] std::string length_text(std::uint64_t units) const;
+  /// How the log names a checkpoint a trial is relaunched from: `its checkpoint at
+  /// steps_completed 1700` for one in checkpoint storage (it holds the steps_completed the trial
+  /// reported, its own count, often batches), `its checkpoint at 60 epochs` for one reported by
+  /// path (its length is in the searcher's unit). `whose`: "its", "its parent's".
+  [[nodiscard]] std::string checkpoint_text(const char* whose, const Checkpoint& checkpoint) const;
+
   /// A line in runner.log (with the time) and on stderr.
   void log(const std::string& line);
   /// A line in runner.log only (with the time): what stdout already says (the summary), or
