@@ -494,21 +494,41 @@ def errors():
                      lambda: client.create_experiment(bad_dict, str(model_dir)))
     check("config.yaml" not in message and "/tmp" not in message and "-3" in message,
           f"the dict's error says what was wrong, naming no temporary file: {message}")
-    exp = client.create_experiment(config(xs=(3,)), str(model_dir))
+    # A model definition over Determined's limit, 95 MiB after .detignore (its CLI's
+    # MAX_CONTEXT_SIZE: 128 MiB base64-encoded less 1 MiB), is refused before anything is
+    # stored, naming the directory, its size and the limit. Determined counts a file by its
+    # base64 length x 3/4: 95 MiB - 1 byte (a sparse file: nothing written) counts 95 MiB + 1.
+    big = home / "big-model"
+    big.mkdir()
+    with open(big / "weights.bin", "wb") as f:
+        f.truncate(95 * 2**20 - 1)
+    message = raises(client.APIException, "over Determined's limit",
+                     lambda: client.create_experiment(config(xs=(3,)), str(big)))
+    check(f"model directory '{big}' holds 95.0 MiB (99614721 bytes) after .detignore, over Determined's "
+          "limit on a model definition, 95.0 MiB (99614720 bytes); nothing was stored" in message, message)
+    check(not (home / "store" / "experiments").exists() or not any((home / "store" / "experiments").iterdir()),
+          "nothing stored for a model over the limit")
+    # Left out by its .detignore, the same file is no part of the model definition.
+    (big / ".detignore").write_text("*.bin\n")
+    shutil.copy(model_dir / "trial.py", big / "trial.py")
+    exp = client.create_experiment(config(xs=(3,)), str(big))
     wait(exp, "COMPLETED")
+    check(sorted(p.name for p in pathlib.Path(exp.describe()["model_dir"]).iterdir()) == [".detignore", "trial.py"],
+          "the snapshot leaves out what .detignore names")
     message = cli("describe", "9", expect=2).stderr
-    # (The create refused for its missing model directory had taken id 1: ids are never reused.)
-    check(exp.id == 2, f"the id after a refused create: {exp.id}")
-    check("experiment 9 not found" in message and "(experiments: 2)" in message, message)
+    # The creates refused above (a missing model directory, a model over the limit) were refused
+    # before an id was taken.
+    check(exp.id == 1, f"the id after refused creates: {exp.id}")
+    check("experiment 9 not found" in message and "(experiments: 1)" in message, message)
     check("'x' is not an experiment id" in cli("pause", "x", expect=2).stderr, "a bad id is named")
-    check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "2", expect=2).stderr, "pause a completed")
+    check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "1", expect=2).stderr, "pause a completed")
     # A store experiment's run is continued by activate, which keeps the store's records.
-    run_dir = home / "store" / "experiments" / "2" / "run"
+    run_dir = home / "store" / "experiments" / "1" / "run"
     message = cli("resume", f"{run_dir}/", expect=2).stderr
-    check("is the run of experiment 2 in the experiment store" in message and "searcher-run activate 2" in message,
+    check("is the run of experiment 1 in the experiment store" in message and "searcher-run activate 1" in message,
           message)
     client.login(master="http://ignored:8080", user="me")  # accepted, nothing to log in to
-    check(client.get_experiment(2).id == 2, "login() keeps the client working")
+    check(client.get_experiment(1).id == 1, "login() keeps the client working")
     # A trial that fails: the experiment ends ERROR.
     (model_dir / "fail.py").write_text("raise SystemExit(3)\n")
     failing = config(xs=(1,))
