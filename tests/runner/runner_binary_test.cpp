@@ -260,8 +260,8 @@ TEST_CASE("searcher-run: a trial that crashes once recovers from its checkpoint"
   CHECK(first["validations"].size() == 3);
   const std::string log = read_file(dir / "exp" / "runner.log");
   CHECK(log.find("trial 1 (" + first["request_id"].get<std::string>() +
-                 ") failed: exit code 3; restarting from its checkpoint at 1 (restart 1 of 5)") !=
-        std::string::npos);
+                 ") failed: exit code 3; restarting from its checkpoint at steps_completed 1 "
+                 "(restart 1 of 5)") != std::string::npos);
   CHECK(log.find("started (pid ") != std::string::npos);
 }
 
@@ -294,11 +294,14 @@ TEST_CASE(
             name +
             " sent nothing for 5 s (--trial-timeout): killing it and every process it started") !=
         std::string::npos);
-  CHECK(
-      log.find(
-          name +
-          " failed: it sent nothing for 5 s (--trial-timeout); restarting from its checkpoint at 1 "
-          "(restart 1 of 5)") != std::string::npos);
+  CHECK(log.find(
+            name +
+            " failed: it sent nothing for 5 s (--trial-timeout); restarting from its checkpoint at "
+            "steps_completed 1 (restart 1 of 5)") != std::string::npos);
+  // The relaunch: the target in the searcher's unit (a bare max_length: a bare number), the
+  // checkpoint (in checkpoint storage) at the steps_completed the trial reported with it.
+  CHECK(log.find(name + " started (pid ") != std::string::npos);
+  CHECK(log.find(", train to 4, from its checkpoint at steps_completed 1)") != std::string::npos);
   CHECK(read_file(exp["trials"][0]["directory"].get<std::string>() + "/output.log") ==
         "starting at 0\nstarting at 1\n");
 }

@@ -494,27 +494,64 @@ def errors():
                      lambda: client.create_experiment(bad_dict, str(model_dir)))
     check("config.yaml" not in message and "/tmp" not in message and "-3" in message,
           f"the dict's error says what was wrong, naming no temporary file: {message}")
-    exp = client.create_experiment(config(xs=(3,)), str(model_dir))
+    # A model definition over Determined's limit, 95 MiB after .detignore (its CLI's
+    # MAX_CONTEXT_SIZE: 128 MiB base64-encoded less 1 MiB), is refused before anything is
+    # stored, naming the directory, its size and the limit. Determined counts a file by its
+    # base64 length x 3/4: 95 MiB - 1 byte (a sparse file: nothing written) counts 95 MiB + 1.
+    big = home / "big-model"
+    big.mkdir()
+    with open(big / "weights.bin", "wb") as f:
+        f.truncate(95 * 2**20 - 1)
+    message = raises(client.APIException, "over Determined's limit",
+                     lambda: client.create_experiment(config(xs=(3,)), str(big)))
+    check(f"model directory '{big}' holds 95.0 MiB (99614721 bytes) after .detignore, over Determined's "
+          "limit on a model definition, 95.0 MiB (99614720 bytes); nothing was stored" in message, message)
+    check(not (home / "store" / "experiments").exists() or not any((home / "store" / "experiments").iterdir()),
+          "nothing stored for a model over the limit")
+    # Left out by its .detignore, the same file is no part of the model definition.
+    (big / ".detignore").write_text("*.bin\n")
+    shutil.copy(model_dir / "trial.py", big / "trial.py")
+    exp = client.create_experiment(config(xs=(3,)), str(big))
     wait(exp, "COMPLETED")
+    check(sorted(p.name for p in pathlib.Path(exp.describe()["model_dir"]).iterdir()) == [".detignore", "trial.py"],
+          "the snapshot leaves out what .detignore names")
     message = cli("describe", "9", expect=2).stderr
-    # (The create refused for its missing model directory had taken id 1: ids are never reused.)
-    check(exp.id == 2, f"the id after a refused create: {exp.id}")
-    check("experiment 9 not found" in message and "(experiments: 2)" in message, message)
+    # The creates refused above (a missing model directory, a model over the limit) were refused
+    # before an id was taken.
+    check(exp.id == 1, f"the id after refused creates: {exp.id}")
+    check("experiment 9 not found" in message and "(experiments: 1)" in message, message)
     check("'x' is not an experiment id" in cli("pause", "x", expect=2).stderr, "a bad id is named")
-    check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "2", expect=2).stderr, "pause a completed")
+    check("COMPLETED: only an ACTIVE experiment can be paused" in cli("pause", "1", expect=2).stderr, "pause a completed")
     # A store experiment's run is continued by activate, which keeps the store's records.
-    run_dir = home / "store" / "experiments" / "2" / "run"
+    run_dir = home / "store" / "experiments" / "1" / "run"
     message = cli("resume", f"{run_dir}/", expect=2).stderr
-    check("is the run of experiment 2 in the experiment store" in message and "searcher-run activate 2" in message,
+    check("is the run of experiment 1 in the experiment store" in message and "searcher-run activate 1" in message,
           message)
     client.login(master="http://ignored:8080", user="me")  # accepted, nothing to log in to
-    check(client.get_experiment(2).id == 2, "login() keeps the client working")
+    check(client.get_experiment(1).id == 1, "login() keeps the client working")
     # A trial that fails: the experiment ends ERROR.
     (model_dir / "fail.py").write_text("raise SystemExit(3)\n")
     failing = config(xs=(1,))
     failing["entrypoint"] = f"{sys.executable} fail.py"
     failed = client.create_experiment(failing, str(model_dir))
     wait(failed, "ERROR")
+    # An experiment that errored did not finish its search: Determined's master saves the
+    # progress when a trial reports progress and sets 100% only when the experiment completes,
+    # so it keeps that of the last report: this trial reported 1 of max_length 4 before it
+    # failed (max_restarts 0), 25%, though the searcher counts the errored trial as done.
+    (model_dir / "fail_late.py").write_text(
+        "import determined as det\n"
+        "with det.core.init() as ctx:\n"
+        "    for op in ctx.searcher.operations():\n"
+        "        op.report_progress(1)\n"
+        "        ctx.train.report_training_metrics(1, {'loss': 1.0})\n"
+        "        raise SystemExit(3)\n")
+    failing["entrypoint"] = f"{sys.executable} fail_late.py"
+    failed = client.create_experiment(failing, str(model_dir))
+    wait(failed, "ERROR")
+    check(failed.progress == 0.25, f"an errored experiment's progress: {failed.progress}")
+    listed = json.loads(cli("ls", "--json").stdout)
+    check([e["progress"] for e in listed if e["id"] == failed.id] == [0.25], f"ls --json: {listed}")
 
 
 def hostile():
@@ -726,6 +763,11 @@ def config_case():
     check(training == [(1, 1), (2, 1), (3, 2), (4, 2)],
           f"each step once, steps after the checkpoint (2) from the relaunch (run 2): {training}")
     check([m.steps_completed for m in trial.get_metrics("validation")] == [4], "one validation")
+    # runner.log gives each figure its unit: the target is the searcher's (max_length: batches),
+    # a stored checkpoint's length the steps_completed the trial reported with it.
+    log = (pathlib.Path(exp.describe()["run_dir"]) / "runner.log").read_text()
+    check("restarting from its checkpoint at steps_completed 2 (restart 1 of 1)" in log, log)
+    check("train to 4 batches, from its checkpoint at steps_completed 2)" in log, log)
     summary = exp.describe()["experiment"]["trials"][0]["metrics"]["groups"]
     check(summary["training"]["reports"] == 4 and summary["training"]["last"]["metrics"]["run"] == 2,
           f"describe counts each step once: {summary}")

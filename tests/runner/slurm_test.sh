@@ -161,7 +161,7 @@ PY
     wait "$runner_pid" || fail "the search did not complete"
     runner_pid=
     grep -q "refused a connection from 127.0.0.1:" "$dir/exp/runner.log" || fail "the refusal was not logged"
-    grep -q "restarting from its checkpoint at 1" "$dir/exp/runner.log" || fail "no restart from the checkpoint"
+    grep -q "restarting from its checkpoint at steps_completed 1" "$dir/exp/runner.log" || fail "no restart from the checkpoint"
     expect 'e["state"] == "completed" and t["restarts"] == 1 and t["launches"] == 2'
     [ "$(jobs_of | sort -u | wc -l)" -eq 2 ] || fail "expected 2 Slurm jobs"
     grep -q "starting at 1" "$dir/exp/trials/"*/output.log || fail "the second job did not start from the checkpoint"
@@ -206,7 +206,7 @@ PY
     wait_for '[ "$(squeue -h -t all -j "$job" -o %T)" = FAILED ]'
     "$searcher_run" resume "$dir/exp" 2>>"$dir/err" || fail "the resumed search did not complete"
     grep -q "reattached to Slurm job $job" "$dir/exp/runner.log" || fail "the ended job was not read"
-    grep -q "failed: exit code 3; restarting from its checkpoint at 1" "$dir/exp/runner.log" || fail "no restart"
+    grep -q "failed: exit code 3; restarting from its checkpoint at steps_completed 1" "$dir/exp/runner.log" || fail "no restart"
     expect 'e["state"] == "completed" and t["restarts"] == 1 and t["launches"] == 2'
     ;;
   pytorch-trial)

@@ -366,6 +366,21 @@ def digits_example():
     for t in e["trials"]:
         text = pathlib.Path(t["directory"], "output.log").read_text()
         check("[rank=1]" in text, f"trial {t['trial']} did not run two processes")
+    # `det trial logs` shows the harness's training and validation reports, as Determined's
+    # TrainContext logs each one: a line per report the store kept (metrics.jsonl, read through
+    # the SDK), at the same steps_completed, from the chief alone.
+    os.environ.update(HPSEARCH_HOME=env["HPSEARCH_HOME"], HPSEARCH_SEARCHER_RUN=str(searcher_run))
+    from determined.experimental import client
+    for trial in client.get_experiment(1).get_trials():
+        logs = subprocess.run([det, "trial", "logs", str(trial.id)], capture_output=True, text=True,
+                              timeout=120, env=env).stdout
+        for group in ("training", "validation"):
+            logged = [int(n) for n in re.findall(
+                rf"^\[rank=0\] INFO: \[\d+\] determined\.core: report_{group}_metrics\(steps_completed=(\d+), "
+                r"metrics=\{'", logs, flags=re.M)]
+            kept = [m.steps_completed for m in trial.get_metrics(group)]
+            check(kept and sorted(logged) == sorted(kept),
+                  f"trial {trial.id}: {group} reports logged at {logged}, kept at {kept}\n{logs}")
 
 
 sys.path.insert(0, str(source / "python"))

@@ -26,24 +26,30 @@ class TrainContext:
         if not isinstance(metrics, dict):
             raise TypeError("metrics must be a dictionary")
         plain = util.make_plain(metrics)  # numpy and torch values as Determined encodes them
-        if self._channel is None:
-            logger.info(f"{group} metrics at {steps_completed}: {util.json_encode(plain)}")
-            return
-        self._channel.send({"type": "metrics", "group": group, "steps_completed": int(steps_completed),
-                            "metrics": plain})
+        if self._channel is not None:
+            self._channel.send({"type": "metrics", "group": group, "steps_completed": int(steps_completed),
+                                "metrics": plain})
+        return plain
+
+    # The public reports log what they report at INFO, as Determined's TrainContext does: with
+    # logging configured (the Trial API harness does it, a Core API script may), the trial's
+    # output, and so `det trial logs`, shows each training and validation report.
 
     def report_training_metrics(self, steps_completed, metrics, batch_metrics=None):
-        self._report("training", steps_completed, metrics)
+        plain = self._report("training", steps_completed, metrics)
+        logger.info(f"report_training_metrics(steps_completed={steps_completed}, metrics={plain})")
 
     def report_validation_metrics(self, steps_completed, metrics):
-        self._report("validation", steps_completed, metrics)
+        plain = self._report("validation", steps_completed, metrics)
+        logger.info(f"report_validation_metrics(steps_completed={steps_completed}, metrics={plain})")
 
     def report_metrics(self, group, steps_completed, metrics):
-        self._report(group, steps_completed, metrics)
+        plain = self._report(group, steps_completed, metrics)
+        logger.info(f"report_metrics(group={group}, steps_completed={steps_completed}, metrics={plain})")
 
     def _report_trial_metrics(self, group, total_batches, metrics, batch_metrics=None):
         """The form Determined's Trial harness and its e2e scripts call (``total_batches`` is
-        ``steps_completed``)."""
+        ``steps_completed``); unlogged, as Determined's."""
         self._report(group, total_batches, metrics)
 
     def report_progress(self, progress):

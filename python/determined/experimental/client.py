@@ -433,7 +433,9 @@ class ExperimentReference:
 
     @property
     def progress(self) -> Optional[float]:
-        """The searcher's progress, 0 to 1; None until the runner has recorded the experiment."""
+        """The searcher's progress, 0 to 1; None until the runner has recorded the experiment. An
+        experiment that ended ERROR keeps the progress of its last trial progress report, as
+        Determined's (the errored trials did not finish the search)."""
         experiment = _describe(self._id).get("experiment")
         return experiment.get("progress") if isinstance(experiment, dict) else None
 

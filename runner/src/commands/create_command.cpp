@@ -46,6 +46,9 @@ int create_experiment(const cli::Args& parsed, std::ostream& out, std::ostream& 
   std::vector<fs::path> includes(include_args.begin(), include_args.end());
 
   Store store(default_root());
+  // A model definition over Determined's limit is refused before an id is taken or anything
+  // is copied, as `det experiment create` refuses it before sending anything.
+  check_model_size(model_dir, includes, store.root());
   const std::uint64_t id = store.allocate();
   const fs::path dir = store.directory(id);
   try {
@@ -96,7 +99,8 @@ const runner_cli::Command& create_command() {
               .value("--config", "FILE", "experiment config (YAML or JSON), required")
               .value("--model-dir", "DIR",
                      "the model definition to snapshot (default: the config's directory;\n"
-                     "its .detignore honoured, Python caches left out)")
+                     "its .detignore honoured, Python caches left out); over\n"
+                     "Determined's limit, 95 MiB with the includes, it is refused")
               .repeatable("--include", "PATH",
                           "one more file or directory, copied into the snapshot under its own\n"
                           "name (repeat it)")

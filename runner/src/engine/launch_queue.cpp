@@ -165,11 +165,10 @@ void Experiment::launch_waiting() {
         report_.log(
             name(i) + " started (" + process.describe() + ", " +
             (config_.searcher.trial_decides_length ? "train until its script ends"
-                                                   : "train to " + std::to_string(*t.target)) +
-            (t.checkpoint ? ", from its checkpoint at " + std::to_string(t.checkpoint->length)
-             : t.warm_start
-                 ? ", from its parent's checkpoint at " + std::to_string(t.warm_start->length)
-                 : "") +
+                                                   : "train to " + report_.length_text(*t.target)) +
+            (t.checkpoint   ? ", from " + report_.checkpoint_text("its", *t.checkpoint)
+             : t.warm_start ? ", from " + report_.checkpoint_text("its parent's", *t.warm_start)
+                            : "") +
             ")");
         reconcile(i);
       },

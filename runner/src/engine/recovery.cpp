@@ -77,6 +77,9 @@ void Experiment::recover() {
               std::to_string(searcher_.snapshot_seq()) + "), every answer identical");
   // Said when it happened, in the run that saw it.
   sampler_switch_noted_ = sampler_switch().has_value();
+  // The progress recorded before the pause is not journaled: the searcher's after the replay
+  // stands for it (a failed run records the last reported one: Report::experiment_json).
+  report_.note_reported_progress(searcher_.progress());
   if (!started_) feed_initial();
   // A crash between journaling a create and its trial_created leaves a trial the searcher
   // has not heard of yet: tell it now, as the live run would have.

@@ -176,6 +176,23 @@ std::string Report::failure_text(std::uint32_t index, const TrialRecord& trial) 
          shown_output_tail(tail);
 }
 
+std::string Report::length_text(std::uint64_t units) const {
+  const std::string& unit = config_.searcher.max_length.unit;
+  if (unit.empty()) return std::to_string(units);
+  // batches, records, epochs: one batch, one record, one epoch.
+  const bool one = units == 1 && unit.size() > 1 && unit.back() == 's';
+  const std::string name = !one                ? unit
+                           : unit == "batches" ? std::string("batch")
+                                               : unit.substr(0, unit.size() - 1);
+  return std::to_string(units) + " " + name;
+}
+
+std::string Report::checkpoint_text(const char* whose, const Checkpoint& checkpoint) const {
+  return std::string(whose) + " checkpoint at " +
+         (checkpoint.storage_id.empty() ? length_text(checkpoint.length)
+                                        : "steps_completed " + std::to_string(checkpoint.length));
+}
+
 nlohmann::json Report::experiment_json(const char* state, const std::deque<TrialRecord>& trials,
                                        double progress, const DecisionStats& decisions) const {
   nlohmann::json list = nlohmann::json::array();
@@ -190,13 +207,14 @@ nlohmann::json Report::experiment_json(const char* state, const std::deque<Trial
     if (t.contains("job")) t["job"].erase("token");  // the channel's secret stays in the journal
     list.push_back(std::move(t));
   }
-  nlohmann::json j{{"state", state},
-                   {"metric", config_.searcher.metric},
-                   {"smaller_is_better", config_.searcher.smaller_is_better},
-                   {"seed", seed_},
-                   {"progress", progress},
-                   {"runner", runner_costs(decisions)},
-                   {"trials", std::move(list)}};
+  nlohmann::json j{
+      {"state", state},
+      {"metric", config_.searcher.metric},
+      {"smaller_is_better", config_.searcher.smaller_is_better},
+      {"seed", seed_},
+      {"progress", std::string_view(state) == "failed" ? reported_progress_ : progress},
+      {"runner", runner_costs(decisions)},
+      {"trials", std::move(list)}};
   if (const auto b = best(trials)) {
     const TrialRecord& t = trials[b->trial];
     const Validation& v = t.validations[b->validation];

@@ -67,6 +67,15 @@ class Report {
   /// last lines of output:` and the lines, each on its own line after `  | `.
   [[nodiscard]] std::string failure_text(std::uint32_t index, const TrialRecord& trial) const;
 
+  /// A length in the searcher's unit (max_length's), as the log says it: `60 epochs`, `1 batch`,
+  /// or the bare count when max_length was a bare integer.
+  [[nodiscard]] std::string length_text(std::uint64_t units) const;
+  /// How the log names a checkpoint a trial is relaunched from: `its checkpoint at
+  /// steps_completed 1700` for one in checkpoint storage (it holds the steps_completed the trial
+  /// reported, its own count, often batches), `its checkpoint at 60 epochs` for one reported by
+  /// path (its length is in the searcher's unit). `whose`: "its", "its parent's".
+  [[nodiscard]] std::string checkpoint_text(const char* whose, const Checkpoint& checkpoint) const;
+
   /// A line in runner.log (with the time) and on stderr.
   void log(const std::string& line);
   /// A line in runner.log only (with the time): what stdout already says (the summary), or
@@ -89,10 +98,18 @@ class Report {
   /// The best metric among validations at max_length, else at any length.
   [[nodiscard]] std::optional<BestValidation> best(const std::deque<TrialRecord>& trials) const;
 
+  /// `progress` is the searcher's now; a failed run records instead the progress of its last
+  /// progress report (note_reported_progress), as Determined's master does: it saves the
+  /// experiment's progress only when a trial reports progress (100% only when it completes), so
+  /// the trials that errored since, which the searcher counts as done, do not make an
+  /// unfinished search read 100%.
   [[nodiscard]] nlohmann::json experiment_json(const char* state,
                                                const std::deque<TrialRecord>& trials,
                                                double progress,
                                                const DecisionStats& decisions) const;
+  /// The searcher's progress right after a trial's progress report (or, on resume, after the
+  /// replay): what a failed run records (experiment_json).
+  void note_reported_progress(double progress) { reported_progress_ = progress; }
   /// The trial's directory: DIR/trials/N-XXXXXXXX.
   [[nodiscard]] std::filesystem::path trial_directory(std::uint32_t index,
                                                       const TrialRecord& trial) const;
@@ -123,6 +140,7 @@ class Report {
   bool status_drawn_ = false;
   std::chrono::steady_clock::time_point last_status_{};
   bool killed_ = false;
+  double reported_progress_ = 0.0;  // the searcher's progress is 0 until a trial reports any
 };
 
 }  // namespace hpsearch::runner_detail

@@ -62,6 +62,7 @@ void Experiment::handle_report(std::uint32_t i, const std::string& line) {
             ? *progress->units
             : *progress->fraction * static_cast<double>(config_.searcher.max_length.units);
     feed(TrialProgress{t.id, units});
+    report_.note_reported_progress(searcher_.progress());
   } else if (const auto* m = std::get_if<MetricsReport>(&report)) {
     metrics_.record(i, report_.trial_directory(i, t) / "metrics.jsonl", m->group,
                     m->steps_completed, m->metrics, wall_seconds());
@@ -312,11 +313,11 @@ void Experiment::failed(std::uint32_t i, const std::string& why,
   if (t.restarts < config_.max_restarts) {
     ++t.restarts;
     append_runner_record("restart", {{"request_id", t.id.to_string()}, {"why", why}});
-    report_.log(name(i) + " failed: " + why + "; restarting from " +
-                (t.checkpoint ? "its checkpoint at " + std::to_string(t.checkpoint->length)
-                              : std::string("scratch")) +
-                " (restart " + std::to_string(t.restarts) + " of " +
-                std::to_string(config_.max_restarts) + ")");
+    report_.log(
+        name(i) + " failed: " + why + "; restarting from " +
+        (t.checkpoint ? report_.checkpoint_text("its", *t.checkpoint) : std::string("scratch")) +
+        " (restart " + std::to_string(t.restarts) + " of " + std::to_string(config_.max_restarts) +
+        ")");
     reconcile(i);
     return;
   }

@@ -88,11 +88,12 @@ bool python_cache(const fs::path& path, bool is_directory) {
   return is_directory ? path.filename() == "__pycache__" : path.extension() == ".pyc";
 }
 
-// Copies the tree at `source` into `target`, skipping what `skip(relative path, is_dir)` says.
-template <typename Skip>
-void copy_tree(const fs::path& source, const fs::path& target, const fs::path& exclude,
-               const Skip& skip) {
-  fs::create_directories(target);
+// Calls `visit(path, relative path, is_dir)` for each entry of the tree at `source` that the
+// snapshot takes: not what `skip(relative path, is_dir)` says, nor Python caches, nor
+// `exclude`. The one walk both the copy and the size check make, so they agree.
+template <typename Skip, typename Visit>
+void walk_tree(const fs::path& source, const fs::path& exclude, const Skip& skip,
+               const Visit& visit) {
   const fs::path own = fs::weakly_canonical(exclude);  // a store inside the model directory
   for (auto it = fs::recursive_directory_iterator(source); it != fs::recursive_directory_iterator();
        ++it) {
@@ -106,11 +107,86 @@ void copy_tree(const fs::path& source, const fs::path& target, const fs::path& e
       if (is_directory) it.disable_recursion_pending();
       continue;
     }
-    copy_entry(it->path(), target / relative, is_directory);
+    visit(it->path(), relative, is_directory);
   }
 }
 
+// Copies the tree at `source` into `target`, skipping what `skip(relative path, is_dir)` says.
+template <typename Skip>
+void copy_tree(const fs::path& source, const fs::path& target, const fs::path& exclude,
+               const Skip& skip) {
+  fs::create_directories(target);
+  walk_tree(source, exclude, skip, [&](const fs::path& path, const fs::path& relative, bool dir) {
+    copy_entry(path, target / relative, dir);
+  });
+}
+
+IgnoreRules detignore_of(const fs::path& model_dir) {
+  std::ifstream in(model_dir / ".detignore");
+  if (!in) return {};
+  return IgnoreRules(
+      std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+}
+
+// What an include names: a directory given with a trailing '/' is the directory.
+fs::path include_source(const fs::path& include) {
+  return include.has_filename() ? include : include.parent_path();
+}
+
+// A file's bytes as Determined counts them: its base64 content's length x 3/4, i.e. the size
+// rounded up to a multiple of 3 (v1File_size). Directories and symbolic links count nothing.
+std::uintmax_t counted_bytes(const fs::path& path) {
+  if (fs::is_symlink(path) || !fs::is_regular_file(path)) return 0;
+  return (fs::file_size(path) + 2) / 3 * 3;
+}
+
+std::string mib(std::uintmax_t bytes) {
+  std::ostringstream text;
+  text.setf(std::ios::fixed);
+  text.precision(1);
+  text << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB (" << bytes << " bytes)";
+  return text.str();
+}
+
 }  // namespace
+
+std::uintmax_t model_size(const fs::path& model_dir, const std::vector<fs::path>& includes,
+                          const fs::path& exclude) {
+  if (!fs::is_directory(model_dir))
+    throw StoreError("model directory '" + model_dir.string() + "' is not a directory");
+  const IgnoreRules rules = detignore_of(model_dir);
+  std::uintmax_t total = 0;
+  const auto add = [&](const fs::path& path, const fs::path&, bool) {
+    total += counted_bytes(path);
+  };
+  walk_tree(
+      model_dir, exclude,
+      [&](const std::string& path, bool is_directory) { return rules.ignored(path, is_directory); },
+      add);
+  for (const fs::path& include : includes) {
+    const fs::path source = include_source(include);
+    if (!fs::exists(source)) throw StoreError("include '" + include.string() + "' does not exist");
+    if (fs::is_directory(source)) {
+      walk_tree(
+          source, exclude, [](const std::string&, bool) { return false; }, add);
+    } else {
+      total += counted_bytes(source);
+    }
+  }
+  return total;
+}
+
+void check_model_size(const fs::path& model_dir, const std::vector<fs::path>& includes,
+                      const fs::path& exclude, std::uintmax_t limit) {
+  const std::uintmax_t size = model_size(model_dir, includes, exclude);
+  if (size <= limit) return;
+  throw StoreError("model directory '" + model_dir.string() + "'" +
+                   (includes.empty() ? "" : " with its includes") + " holds " + mib(size) +
+                   " after .detignore, over Determined's limit on a model definition, " +
+                   mib(limit) +
+                   "; nothing was stored. List the large files in its .detignore (or keep them "
+                   "outside the model directory and read them from where they are)");
+}
 
 IgnoreRules::IgnoreRules(const std::string& text) {
   std::istringstream lines(text);
@@ -154,16 +230,12 @@ void snapshot_model(const fs::path& model_dir, const std::vector<fs::path>& incl
                     const fs::path& target, const fs::path& exclude) {
   if (!fs::is_directory(model_dir))
     throw StoreError("model directory '" + model_dir.string() + "' is not a directory");
-  IgnoreRules rules;
-  if (std::ifstream in(model_dir / ".detignore"); in) {
-    rules = IgnoreRules(
-        std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-  }
+  const IgnoreRules rules = detignore_of(model_dir);
   copy_tree(model_dir, target, exclude, [&](const std::string& path, bool is_directory) {
     return rules.ignored(path, is_directory);
   });
   for (const fs::path& include : includes) {
-    const fs::path source = include.has_filename() ? include : include.parent_path();
+    const fs::path source = include_source(include);
     if (!fs::exists(source)) throw StoreError("include '" + include.string() + "' does not exist");
     const fs::path destination = target / source.filename();
     if (fs::exists(destination)) {

@@ -2,6 +2,7 @@
 // Private to runner/: the model directory snapshot an experiment in the store runs from, as
 // Determined uploads a model definition: `.detignore` honoured, Python caches left out.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -27,6 +28,23 @@ class IgnoreRules {
   };
   std::vector<Rule> rules_;
 };
+
+/// Determined's limit on a model definition, the context directory and its includes after
+/// .detignore (its CLI's constants.MAX_CONTEXT_SIZE: a 128 MiB request, base64-encoded, less
+/// 1 MiB for the envelope): 95 MiB. `det experiment create` refuses a larger one.
+inline constexpr std::uintmax_t kMaxModelBytes = 95ULL * 1024 * 1024;
+
+/// The bytes of what snapshot_model would copy, as Determined counts a context (each regular
+/// file's size rounded up to a multiple of 3, its base64 length x 3/4). Throws StoreError
+/// naming a missing model directory or include.
+[[nodiscard]] std::uintmax_t model_size(const std::filesystem::path& model_dir,
+                                        const std::vector<std::filesystem::path>& includes,
+                                        const std::filesystem::path& exclude);
+/// Throws StoreError naming the model directory, its size and `limit` when model_size is over
+/// it. Reads sizes only: a sparse file counts its length.
+void check_model_size(const std::filesystem::path& model_dir,
+                      const std::vector<std::filesystem::path>& includes,
+                      const std::filesystem::path& exclude, std::uintmax_t limit = kMaxModelBytes);
 
 /// Copies `model_dir` into `target` (created) without what its `.detignore` excludes,
 /// `__pycache__` directories and `*.pyc` files; then each of `includes` (a file or a
