@@ -206,8 +206,9 @@ def pbt():
         check(f"of trial {k}" in log and "warm start from checkpoint" in log, log)
         steps = [r["steps_completed"] for r in reports(exp, n, "validation")]
         check(steps and steps[0] == 16, (n, steps))
-        check("starts from its parent's checkpoint at 16" in runner_log
-              or "starts from its parent's checkpoint at 32" in runner_log, runner_log)
+        # A Core API checkpoint in checkpoint storage: its length is the steps_completed reported.
+        check("starts from its parent's checkpoint at steps_completed 16" in runner_log
+              or "starts from its parent's checkpoint at steps_completed 32" in runner_log, runner_log)
     for n in (1, 2, 3, 4):
         check("warm start" not in output(exp, n), f"trial {n} is not a clone")
 

@@ -479,10 +479,9 @@ void Experiment::start_from_parent(TrialRecord& t, const RequestId& parent_id) {
   if (replaying_) return;
   const std::string who = "trial " + t.id.to_string() + " (a clone of " + name(parent) + ")";
   if (t.warm_start) {
-    report_.log(who + " starts from its parent's checkpoint at " +
-                std::to_string(t.warm_start->length) + " (" +
-                (t.warm_start->storage_id.empty() ? t.warm_start->path : t.warm_start->storage_id) +
-                ")");
+    report_.log(
+        who + " starts from " + report_.checkpoint_text("its parent's", *t.warm_start) + " (" +
+        (t.warm_start->storage_id.empty() ? t.warm_start->path : t.warm_start->storage_id) + ")");
   } else {
     report_.log(who + " starts fresh: its parent has no checkpoint yet");
   }
