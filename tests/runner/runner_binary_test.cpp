@@ -1226,6 +1226,12 @@ done
   const std::vector<std::string> cmdline = lines("shepherd_cmdline");
   REQUIRE(cmdline.size() > 2);
   CHECK(cmdline[0] == "hpsearch-shepherd");
+  // The trial's environment is not on it: every user can read a command line (ps), and the
+  // environment holds the runner's and the config's secrets and the trial's channel token.
+  for (const std::string& arg : cmdline) {
+    CHECK(arg.find("PROBE_VAR") == std::string::npos);
+    CHECK(arg.find("HPSEARCH_TRIAL_TOKEN") == std::string::npos);
+  }
   CHECK(lines("shepherd_comm") == std::vector<std::string>{"hps-shepherd"});
   // The runner's environment and the experiment's key; the config's variables are the trial's.
   const std::string key = "HPSEARCH_EXPERIMENT_KEY=" + experiment_key(dir / "exp");

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -41,6 +42,11 @@ constexpr int kCommandFd = 3;  // the trial reads commands here
 constexpr int kReportFd = 4;   // and writes reports here
 constexpr int kControlFd = 5;  // the shepherd reads the runner's requests here
 constexpr int kStatusFd = 6;   // and writes what happened here
+
+// The signals a shell sends the runner's whole process group (Ctrl-C) and the runner survives:
+// blocked in a shepherd from its spawn until it has a process group of its own, so that one
+// sent meanwhile cannot kill it (its handlers are the defaults until it blocks them itself).
+constexpr int kSpawnBlocked[] = {SIGINT, SIGTERM};
 
 // What the shepherd tells the runner: the trial's pid once it has exec'd, the errno if it
 // could not, and its wait status when it has ended and its tree is gone.
@@ -213,9 +219,10 @@ class Shepherd {
 
 // In the shepherd: starts the trial and watches it. `fds` are the descriptors it inherited, in
 // the order of descriptors 0..6 of the layout above.
+// `unblock` holds bit 1 << S for each signal S of kSpawnBlocked the runner had not blocked.
 [[noreturn]] void shepherd_main(pid_t runner, const int (&fds)[7], char* const* argv,
-                                char* const* envp, const char* directory) {
-  ::setpgid(0, 0);  // out of the runner's group: a Ctrl-C on the terminal reaches the runner only
+                                char* const* envp, const char* directory, unsigned long unblock) {
+  // Already out of the runner's process group (posix_spawn put it in its own before the exec).
   // Until the trial is forked, nothing is ours to clean up, so the runner's death simply ends
   // us (SIGKILL, sent as it dies). Set first, then checked: a runner that died before the
   // prctl sends nothing, but is no longer our parent.
@@ -249,6 +256,17 @@ class Shepherd {
   for (const int s : {SIGCHLD, SIGTERM, SIGHUP, SIGINT}) sigaddset(&watched, s);
   sigset_t previous;
   ::sigprocmask(SIG_BLOCK, &watched, &previous);
+  // What kSpawnBlocked caught before posix_spawn gave us our own group was sent to the
+  // runner's group, for the runner: dropped. The trial gets the runner's own mask.
+  for (const int s : kSpawnBlocked) {
+    if ((unblock & (1UL << s)) == 0) continue;
+    sigdelset(&previous, s);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, s);
+    const timespec now{0, 0};
+    while (::sigtimedwait(&one, nullptr, &now) == s) {}
+  }
   const int signal_fd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
   int exec_pipe[2];
   if (signal_fd < 0 || ::pipe2(exec_pipe, O_CLOEXEC) != 0) fail(kStatusFd);
@@ -301,13 +319,17 @@ class Shepherd {
   Shepherd(trial).run(signal_fd);
 }
 
-// The shepherd's command line, after argv[0]: kShepherdFlag, the runner's pid, the trial's
-// working directory, the seven inherited descriptors, the number of the trial's environment
-// entries and the entries, then the trial's own argv. The trial's environment travels here
-// and not as the shepherd's: what a config sets for its trials (LD_LIBRARY_PATH, say) must not
-// change how the runner's own program starts.
+// The shepherd's command line, after argv[0]: kShepherdFlag, the runner's pid, the signals to
+// unblock for the trial (shepherd_main's `unblock`), the seven
+// inherited descriptors and the descriptor of the trial's description. That description (a
+// memfd: the trial's working directory, the number of its environment entries, the entries,
+// then its argv, each ending in a null) is not on the command line because /proc/PID/cmdline
+// is readable by every user, and a trial's environment holds the runner's and the config's
+// secrets (API keys, tokens); and because the command line and the shepherd's own environment
+// share one ARG_MAX. Nor is it the shepherd's environment: what a config sets for its trials
+// (LD_LIBRARY_PATH, say) must not change how the runner's own program starts.
 constexpr const char* kShepherdFlag = "--hpsearch-shepherd";
-constexpr int kShepherdFixedArgs = 12;  // argv[0], the flag, pid, directory, 7 fds, env count
+constexpr int kShepherdArgs = 12;  // argv[0], the flag, pid, unblock, 7 fds, the description's fd
 
 bool parse_int(const char* text, long& value) {
   char* end = nullptr;
@@ -316,30 +338,70 @@ bool parse_int(const char* text, long& value) {
   return errno == 0 && end != text && *end == '\0';
 }
 
+// The trial's description, read from descriptor `fd` (then closed): pointers into `text`.
+struct TrialDescription {
+  std::vector<char> text;
+  const char* directory = nullptr;
+  std::vector<char*> environment;  // ends in a null
+  std::vector<char*> argv;         // ends in a null
+};
+
+bool read_description(int fd, TrialDescription& description) {
+  std::vector<char>& text = description.text;
+  char chunk[65536];
+  for (off_t offset = 0;;) {
+    const ssize_t n = ::pread(fd, chunk, sizeof chunk, offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    text.insert(text.end(), chunk, chunk + n);
+    offset += n;
+  }
+  ::close(fd);
+  if (text.empty() || text.back() != '\0') return false;
+  std::vector<char*> fields;
+  for (std::size_t at = 0; at < text.size(); at += std::strlen(text.data() + at) + 1) {
+    fields.push_back(text.data() + at);
+  }
+  long count = 0;
+  if (fields.size() < 3 || !parse_int(fields[1], count) || count < 0 ||
+      count > static_cast<long>(fields.size()) - 3) {
+    return false;
+  }
+  description.directory = fields[0];
+  const auto first_entry = fields.begin() + 2;
+  description.environment.assign(first_entry, first_entry + count);
+  description.environment.push_back(nullptr);
+  description.argv.assign(first_entry + count, fields.end());
+  description.argv.push_back(nullptr);
+  return true;
+}
+
 // Runs before main in every program that links the local launcher: in a process the runner
 // spawned as a shepherd, that is all it does (glibc passes argc, argv and envp to
 // constructors). Any other process returns at once.
 __attribute__((constructor)) void enter_shepherd(int argc, char** argv, char** /*envp*/) {
   if (argc < 2 || std::strcmp(argv[1], kShepherdFlag) != 0) return;
   long runner = 0;
-  long count = 0;
+  long unblock = 0;
+  long described = 0;
   int fds[7];
-  bool valid = argc > kShepherdFixedArgs && parse_int(argv[2], runner) &&
-               parse_int(argv[kShepherdFixedArgs - 1], count) && count >= 0 &&
-               count < argc - kShepherdFixedArgs;
+  bool valid = argc == kShepherdArgs && parse_int(argv[2], runner) && parse_int(argv[3], unblock) &&
+               unblock >= 0 && parse_int(argv[kShepherdArgs - 1], described) && described >= 0 &&
+               described < (1L << 30);
   for (int i = 0; valid && i < 7; ++i) {
     long fd = 0;
     valid = parse_int(argv[4 + i], fd) && fd >= 0 && fd < (1L << 30);
     fds[i] = static_cast<int>(fd);
   }
-  if (!valid) ::_exit(127);              // not the runner's doing: nothing to report to anyone
+  static TrialDescription description;  // shepherd_main never returns, and the trial needs it
+  if (!valid || !read_description(static_cast<int>(described), description)) {
+    ::_exit(127);  // not the runner's doing: nothing to report to anyone
+  }
   ::prctl(PR_SET_NAME, "hps-shepherd");  // for top and ps -o comm ("exe" otherwise)
-  // The environment entries are moved down one place to end in a null, as execve wants; the
-  // trial's argv after them already ends in argv's own null.
-  char** environment = argv + kShepherdFixedArgs - 1;
-  for (long i = 0; i < count; ++i) environment[i] = environment[i + 1];
-  environment[count] = nullptr;
-  shepherd_main(static_cast<pid_t>(runner), fds, environment + count + 1, environment, argv[3]);
+  shepherd_main(static_cast<pid_t>(runner), fds, description.argv.data(),
+                description.environment.data(), description.directory,
+                static_cast<unsigned long>(unblock));
 }
 
 // ---- the runner's side ----------------------------------------------------------------------
@@ -463,12 +525,45 @@ class LocalLauncher final : public Launcher {
                            command_read.get(), report_write.get(), control_read.get(),
                            status_write.get()};
 
+    // The trial's description, for the shepherd to read (see kShepherdArgs).
+    // Each string up to its first null, as execve would have read it.
+    std::string description;
+    const auto add = [&description](const std::string& field) {
+      description.append(field.c_str());
+      description += '\0';
+    };
+    add(directory);
+    add(std::to_string(trial_environment.size()));
+    for (const std::string& entry : trial_environment) add(entry);
+    for (const std::string& arg : {std::string("/bin/sh"), std::string("-c"), spec.command})
+      add(arg);
+    Fd described(::memfd_create("hpsearch-trial", MFD_CLOEXEC));
+    if (described.get() < 0) throw_system_error("cannot create the trial's description (memfd)");
+    if (!write_all(described.get(), description.data(), description.size())) {
+      throw_system_error("cannot write the trial's description (memfd)");
+    }
+
+    // Out of the runner's process group before its exec, and kSpawnBlocked blocked until then:
+    // a Ctrl-C on the terminal (SIGINT to the foreground group) or a SIGTERM to the group is
+    // the runner's (it pauses the trials), and must not kill a shepherd still starting.
+    sigset_t spawn_mask;
+    ::sigprocmask(SIG_BLOCK, nullptr, &spawn_mask);
+    unsigned long unblock = 0;
+    for (const int s : kSpawnBlocked) {
+      if (sigismember(&spawn_mask, s) == 1) continue;
+      unblock |= 1UL << s;
+      sigaddset(&spawn_mask, s);
+    }
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setsigmask(&attributes, &spawn_mask);
+
     std::vector<std::string> args = {"hpsearch-shepherd", kShepherdFlag, std::to_string(::getpid()),
-                                     directory};
+                                     std::to_string(unblock)};
     for (const int fd : layout) args.push_back(std::to_string(fd));
-    args.push_back(std::to_string(trial_environment.size()));
-    args.insert(args.end(), trial_environment.begin(), trial_environment.end());
-    args.insert(args.end(), {"/bin/sh", "-c", spec.command});
+    args.push_back(std::to_string(described.get()));
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -484,19 +579,29 @@ class LocalLauncher final : public Launcher {
     // (the runner is single-threaded, so nothing else execs meanwhile), and they are closed
     // here once it has them.
     for (const int fd : layout) ::fcntl(fd, F_SETFD, 0);
+    ::fcntl(described.get(), F_SETFD, 0);
     pid_t shepherd = 0;
     const int spawned =
-        ::posix_spawn(&shepherd, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data());
+        ::posix_spawn(&shepherd, "/proc/self/exe", nullptr, &attributes, argv.data(), envp.data());
+    posix_spawnattr_destroy(&attributes);
     if (spawned != 0) {
       errno = spawned;
       throw_system_error("cannot start the shepherd of '" + spec.command + "' (/proc/self/exe)");
     }
+    described.reset();
     status_write.reset();
     StatusRecord first;
     if (!read_record(status_read.get(), first) || first.kind != 'P') {
-      while (::waitpid(shepherd, nullptr, 0) < 0 && errno == EINTR) {}
-      errno = first.kind == 'E' ? first.value : ECHILD;
-      throw_system_error("cannot start '" + spec.command + "' in '" + directory + "'");
+      int raw = 0;
+      while (::waitpid(shepherd, &raw, 0) < 0 && errno == EINTR) {}
+      const std::string what = "cannot start '" + spec.command + "' in '" + directory + "'";
+      if (first.kind == 'E') {
+        errno = first.value;
+        throw_system_error(what);
+      }
+      // It ended before it could say why: killed, or this program could not run as one.
+      throw std::runtime_error(what + ": its shepherd (this program run again, /proc/self/exe)" +
+                               " ended first (" + exit_status_from_wait(raw).describe() + ")");
     }
     ::fcntl(report_read.get(), F_SETFL, O_NONBLOCK);
     ::fcntl(status_read.get(), F_SETFL, O_NONBLOCK);
