@@ -220,6 +220,51 @@ check("--yes" in run("e", "delete", 3, expect=1).stderr, "delete without a termi
 check(run("e", "delete", 3, "--yes").stdout.strip() == "Successfully deleted experiment 3", "delete --yes")
 check("not found" in run("e", "describe", 3, expect=1).stderr, "a deleted experiment is gone")
 
+# ---- det trial kill: a running trial, then one of a paused experiment ------------------------------
+def trials_by_x(experiment_id):
+    """The trials the runner's snapshot lists (one not in it yet has no hyperparameters here)."""
+    listed = json.loads(run("e", "lt", experiment_id, "--json").stdout)
+    return {t["hparams"]["x"]: t for t in listed if "x" in t["hparams"]}
+
+
+def reporting(experiment_id, exclude=()):
+    """The id and x of the first trial (besides `exclude`) to report a batch (waits for it)."""
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        found = [(t["id"], x) for x, t in trials_by_x(experiment_id).items()
+                 if t["totalBatchesProcessed"] and t["id"] not in exclude]
+        if found:
+            return found[0]
+        check(time.monotonic() < deadline, "no trial reported")
+        time.sleep(0.2)
+
+
+killing = grid("killing", [1, 2], 400, sleep=0.05)
+killing["searcher"]["max_concurrent_trials"] = 1
+kill_id = int(run("e", "create", write_json(home / "killing.json", killing), model).stdout.split()[-1])
+first, first_x = reporting(kill_id)
+said = run("t", "kill", first).stdout.strip()
+check(said == f"trial {first} (experiment {kill_id}) is killed: its runner stops it now", said)
+second, _ = reporting(kill_id, exclude=(first,))  # the search goes on: the grid's other trial
+deadline = time.monotonic() + DEADLINE
+while trials_by_x(kill_id)[first_x]["state"] != "CANCELED":  # once the runner's next snapshot has it
+    check(time.monotonic() < deadline, f"the killed trial: {trials_by_x(kill_id)}")
+    time.sleep(0.2)
+run("e", "pause", kill_id)
+said = run("t", "kill", second).stdout.strip()
+check(said == f"trial {second} (experiment {kill_id}) will be killed when the experiment is activated", said)
+run("e", "activate", kill_id)
+check(run("e", "wait", kill_id, "--polling-interval", 0.2).stdout.strip()
+      == f"Experiment {kill_id} terminated with state COMPLETED", "every trial canceled: the search is done")
+states = {x: t["state"] for x, t in trials_by_x(kill_id).items()}
+check(states == {1: "CANCELED", 2: "CANCELED"}, f"both trials canceled: {states}")
+log = (home / "store" / "experiments" / str(kill_id) / "run" / "runner.log").read_text()
+check(log.count("was killed on request") == 1 and log.count("is killed on request") == 2
+      and "2 killed on request" in log, f"runner.log says so for each, and in the summary: {log}")
+said = run("t", "kill", first).stdout.strip()
+check(said.endswith("its experiment has already ended: COMPLETED"), f"a trial of an ended experiment: {said}")
+check("not found" in run("t", "kill", 999, expect=1).stderr, "an unknown trial id")
+
 # ---- a Determined e2e-style Core API script ------------------------------------------------------
 e2e = {"name": "e2e", "entrypoint": f"{python} e2e_core_api.py",
        "searcher": {"name": "single", "metric": "validation_error", "max_length": {"batches": 3}},
@@ -259,7 +304,8 @@ check("environment.environment_variables[0]: must be NAME=VALUE" in bad.stderr, 
 done = run("e", "create", e2e_config, model, "--local")
 check("ALERT [WARN] e2e done: trained 1 steps" in done.stderr and "Running the entrypoint locally" in done.stdout,
       f"--local runs the script here, one operation of length 1: {done.stdout}{done.stderr}")
-check(len(json.loads(run("e", "list", "--json").stdout)) == 5, "--local stores nothing (1, 2, 4 and the two e2e runs)")
+check(len(json.loads(run("e", "list", "--json").stdout)) == 6,
+      "--local stores nothing (1, 2, 4, the trial kills and the two e2e runs)")
 shutil.copy(source / "tests" / "runner" / "trials" / "det_trial_class.py", model / "det_trial_class.py")
 trial_class = {"name": "trial-class", "entrypoint": "det_trial_class:Line",
                "hyperparameters": {"global_batch_size": 2, "fail": False},
@@ -276,7 +322,7 @@ else:
     failed = run("e", "create", broken, model, "--local", "--test", expect=1)
     check("Traceback" in failed.stderr and "broken on purpose" in failed.stderr,
           f"a Trial that raises in __init__: its traceback, exit 1: {failed.stderr}")
-check(len(json.loads(run("e", "list", "--json").stdout)) == 5, "--local stored nothing")
+check(len(json.loads(run("e", "list", "--json").stdout)) == 6, "--local stored nothing")
 
 # ---- determined.common.util and YAML ---------------------------------------------------------------
 from determined.common import util as det_util  # noqa: E402

@@ -159,6 +159,8 @@ def _trial_commands(subparsers):
     group.add_argument("--tail", type=_count, help="number of lines to show, counting from the end")
     p.add_argument("--rank-id", dest="rank_ids", type=int, action="append",
                    help="ranks to show logs from (repeat for multiple values)")
+    p = _command(commands, "kill", _records.kill_trial, "forcibly terminate a trial")
+    p.add_argument("trial_id", type=int, help="trial ID")
     p = _command(commands, "download", _records.download_trial_checkpoint, "download checkpoint for trial")
     p.add_argument("trial_id", type=int, help="trial ID")
     which = p.add_mutually_exclusive_group(required=True)

@@ -75,6 +75,12 @@ def trial_logs(args):
     return 0
 
 
+def kill_trial(args):
+    """``det trial kill``: the trial is stopped and reported to its searcher as canceled."""
+    print(client.get_trial(args.trial_id).kill())
+    return 0
+
+
 def download_trial_checkpoint(args):
     if args.sort_by is not None and not args.best:
         raise CliError("--sort-by goes with --best")

@@ -127,7 +127,7 @@ _TERMINAL = {ExperimentState.COMPLETED, ExperimentState.CANCELED, ExperimentStat
 _TRIAL_STATES = {"running": TrialState.ACTIVE, "waiting": TrialState.ACTIVE, "paused": TrialState.PAUSED,
                  "completed": TrialState.COMPLETED, "stopped": TrialState.COMPLETED,
                  "user_requested_stop": TrialState.COMPLETED, "invalid_hp": TrialState.COMPLETED,
-                 "errored": TrialState.ERROR}
+                 "errored": TrialState.ERROR, "user_canceled": TrialState.CANCELED}
 # The state of a trial that has not ended, by its experiment's state (once the runner is gone).
 _UNFINISHED_TRIAL_STATES = {"PAUSED": TrialState.PAUSED, "CANCELED": TrialState.CANCELED,
                             "ERROR": TrialState.ERROR}

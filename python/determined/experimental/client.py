@@ -286,6 +286,12 @@ class TrialReference:
     def hparams(self) -> Dict[str, Any]:
         return self._record().get("hparams") or {}
 
+    def kill(self) -> str:
+        """Stops the trial at once; its searcher is told it was canceled (Determined's
+        ``USER_CANCELED``) and the search goes on. A paused experiment's trial is canceled when the
+        experiment is activated. Returns what the store said."""
+        return _call("trial", _id_arg(self.id, "trial"), "--kill").strip()
+
     @property
     def state(self) -> TrialState:
         described = _describe(self.experiment_id)

@@ -224,6 +224,7 @@ RunOutcome Experiment::run() {
   supervisor_.watch_child_signals();  // SIGCHLD comes through `signals`: told below
   bool pausing = false;
   std::chrono::steady_clock::time_point pause_deadline{};
+  take_trial_kills();  // requested while no runner ran (a paused experiment)
   write_state();
   if (custom()) {
     open_custom_exchange(directory_);
@@ -260,6 +261,7 @@ RunOutcome Experiment::run() {
     }
     for (const int s : supervisor_.woken() ? signals.drain() : std::vector<int>{}) {
       if (s == SIGCHLD) supervisor_.child_exited();
+      if (s == SIGUSR1) take_trial_kills();
       if (s != SIGINT && s != SIGTERM) continue;
       // A kill (the store marks it before it signals) is final: nothing waits for checkpoints
       // that no one will resume from, as if the second signal had come with the first (two

@@ -50,8 +50,9 @@ struct LaunchState {
   bool pause_sent = false;
   bool close_sent = false;
   bool invalid_reported = false;
-  std::string broke_protocol;  // why it was stopped for a protocol error, if it was
-  bool silent = false;         // killed for saying nothing for --trial-timeout
+  std::string broke_protocol;   // why it was stopped for a protocol error, if it was
+  bool silent = false;          // killed for saying nothing for --trial-timeout
+  bool kill_requested = false;  // killed on request (kill_trials/): canceled, not restarted
   bool held = false;       // its failure waits for a report from another trial (fail fast: failed)
   std::uint64_t slot = 0;  // the supervisor's slot it runs in (journaled, for the web UI)
 };
@@ -256,6 +257,11 @@ class Experiment final : private SupervisorListener {
   static double wall_seconds();
 
   void broke_protocol(std::uint32_t i, const std::string& line, const std::string& why);
+  // The trials whose kill was requested (DIR/kill_trials/REQUEST_ID, `searcher-run trial ID
+  // --kill`): a running one is killed, and reported to the searcher as user_canceled when it
+  // has exited; one not running is reported so at once. Read at the start of a run and on
+  // SIGUSR1; a trial that has ended already is left as it is.
+  void take_trial_kills();
 
   void on_refused(const std::string& who) override;
   void on_notice(const std::string& text) override;

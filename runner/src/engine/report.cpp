@@ -131,6 +131,8 @@ OutcomeCounts Report::counts(const std::deque<TrialRecord>& trials) const {
       ++c.stopped;  // by the searcher or the script
     else if (o == "errored")
       ++c.errored;
+    else if (o == "user_canceled")
+      ++c.canceled;  // killed on request (searcher-run trial ID --kill)
     else
       ++c.invalid;
   }
@@ -274,6 +276,8 @@ void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord
     text << "search " << (failed ? "failed" : "completed") << ": " << trials.size() << " trials ("
          << c.completed << " completed, " << c.stopped << " stopped early, " << c.errored
          << " errored, " << c.invalid << " with invalid hyperparameters"
+         << (c.canceled > 0 ? ", " + std::to_string(c.canceled) + " killed on request"
+                            : std::string())
          << (c.waiting + c.paused > 0 ? ", " + std::to_string(c.waiting + c.paused) + " unfinished"
                                       : std::string())
          << ")\n";

@@ -45,7 +45,7 @@ struct DecisionStats {
 /// How many trials are in each outcome.
 struct OutcomeCounts {
   std::uint64_t running = 0, waiting = 0, paused = 0, completed = 0, stopped = 0, errored = 0,
-                invalid = 0;
+                invalid = 0, canceled = 0;
 };
 
 /// A trial's last lines of output as the log and the summary show them: `; its last lines of

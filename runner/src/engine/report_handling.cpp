@@ -227,6 +227,29 @@ void Experiment::on_notice(const std::string& text) {
   report_.log(text);
 }
 
+void Experiment::take_trial_kills() {
+  std::error_code error;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(directory_ / "kill_trials", error)) {
+    const std::optional<RequestId> id = RequestId::parse(entry.path().filename().string());
+    const std::optional<std::uint32_t> found = id ? index_.find(*id) : std::nullopt;
+    if (!found) continue;  // not a trial of this experiment: nothing to do
+    const std::uint32_t i = *found;
+    TrialRecord& t = trials_[i];
+    LaunchState& l = launches_[i];
+    if (!t.created || t.closed || t.exit_reason || l.kill_requested) continue;
+    l.kill_requested = true;
+    if (supervisor_.is_running(i)) {
+      report_.log(name(i) + " is killed on request: stopping it now");
+      supervisor_.terminate(i, true);
+    } else {
+      report_.log(name(i) + " is killed on request; it is reported to the searcher as canceled");
+      feed(TrialExitedEarly{t.id, ExitedReason::kUserCanceled});
+      if (!t.closed) feed(TrialClosed{t.id});
+    }
+  }
+}
+
 void Experiment::on_exited(std::uint32_t i, const ExitStatus& status) {
   // Paused by Ctrl-C/SIGTERM, it was running: resume relaunches it before the queue.
   if (!(interrupted_ && launches_[i].pause_sent)) append_order_record("exited", i);
@@ -243,6 +266,13 @@ void Experiment::on_exited(std::uint32_t i, const ExitStatus& status) {
                 "; it is launched again from its latest checkpoint "
                 "(a preemption does not count against max_restarts)");
     reconcile(i);
+    return;
+  }
+  if (l.kill_requested && !t.closed && !t.exit_reason) {
+    report_.log(name(i) + " was killed on request (" + status.describe() +
+                "); it is reported to the searcher as canceled, not restarted");
+    feed(TrialExitedEarly{t.id, ExitedReason::kUserCanceled});
+    if (!t.closed) feed(TrialClosed{t.id});
     return;
   }
   if (status.cause == EndCause::kCancelled && t.target && !(interrupted_ && l.pause_sent)) {

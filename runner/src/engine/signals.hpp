@@ -24,8 +24,9 @@ class SignalPipe {
   [[nodiscard]] std::vector<int> drain() const;
 
  private:
-  static constexpr std::array<int, 4> kSignals{SIGINT, SIGTERM, SIGCHLD, SIGPIPE};
-  std::array<struct sigaction, 4> saved_{};
+  // SIGUSR1: a trial's kill was requested (`searcher-run trial ID --kill`, kill_trials/).
+  static constexpr std::array<int, 5> kSignals{SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGUSR1};
+  std::array<struct sigaction, 5> saved_{};
 };
 
 }  // namespace hpsearch::runner_detail
