@@ -82,7 +82,9 @@ max_restarts: 0
     # Test mode off-cluster: one batch (w1 = 0.1 by hand), validated, nothing stored.
     done = harness_test_mode("onevar_trial:OneVarTrial")
     check(done.returncode == 0 and "test mode: one batch trained and validated" in done.stderr, done.stderr)
-    check('"w": 0.0999999' in done.stderr, done.stderr)
+    # Determined's Core API log line: report_validation_metrics(steps_completed=1, metrics={...}).
+    check("report_validation_metrics(steps_completed=1, metrics={'val_loss': 9.02" in done.stderr
+          and "'w': 0.0999999" in done.stderr, done.stderr)
 
 
 def harness_test_mode(spec):
