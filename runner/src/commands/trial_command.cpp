@@ -50,8 +50,13 @@ int kill_trial(const Store& store, std::uint64_t trial_id, const nlohmann::json&
   const fs::path marks = store.directory(experiment_id) / "run" / "kill_trials";
   fs::create_directories(marks);
   std::ofstream(marks / request->to_string()) << utc_now() << '\n';
-  if (store.signal_runner(experiment_id, SIGUSR1)) {
+  // Signalled only once its runner catches SIGUSR1 (whose default would end it): a runner that
+  // has not yet installed its handler reads the marks right after installing it, so the mark,
+  // written first, is seen either way.
+  if (store.signal_runner(experiment_id, SIGUSR1, true)) {
     out << prefix << " is killed: its runner stops it now\n";
+  } else if (store.status(experiment_id).alive) {
+    out << prefix << " is marked killed: its runner stops it once it has started\n";
   } else {
     out << prefix << " will be killed when the experiment is activated\n";
   }

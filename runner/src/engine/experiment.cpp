@@ -224,7 +224,7 @@ RunOutcome Experiment::run() {
   supervisor_.watch_child_signals();  // SIGCHLD comes through `signals`: told below
   bool pausing = false;
   std::chrono::steady_clock::time_point pause_deadline{};
-  take_trial_kills();  // requested while no runner ran (a paused experiment)
+  take_trial_kills();  // asked for while no runner ran, or before this one caught SIGUSR1
   write_state();
   if (custom()) {
     open_custom_exchange(directory_);

@@ -339,7 +339,22 @@ nlohmann::json Status::end_time() const {
   return ended ? record.value("ended", nlohmann::json(nullptr)) : nlohmann::json(nullptr);
 }
 
-bool Store::signal_runner(std::uint64_t id, int signal) const {
+namespace {
+
+// Whether process `pid` has a handler for `signal` (the SigCgt mask of /proc/PID/status).
+bool catches(pid_t pid, int signal) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (!line.starts_with("SigCgt:")) continue;
+    const std::uint64_t mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+    return (mask >> (signal - 1) & 1U) != 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Store::signal_runner(std::uint64_t id, int signal, bool only_if_caught) const {
   // A run that has just taken the lock may not have written its pid yet (state.json still
   // holds the previous run's, with its end): wait for it rather than signal a stale pid.
   Status current;
@@ -352,7 +367,9 @@ bool Store::signal_runner(std::uint64_t id, int signal) const {
       10);
   if (!current.alive || !current.record.contains("pid") || current.record.contains("ended"))
     return false;
-  return ::kill(current.record["pid"].get<pid_t>(), signal) == 0;
+  const auto pid = current.record["pid"].get<pid_t>();
+  if (only_if_caught && !catches(pid, signal)) return false;
+  return ::kill(pid, signal) == 0;
 }
 
 void Store::write_state(std::uint64_t id, const nlohmann::json& record) const {

@@ -99,8 +99,11 @@ class Store {
   [[nodiscard]] Status status(std::uint64_t id) const;
 
   /// Sends `signal` to the process running experiment `id` (its pid in state.json, once that
-  /// process has written it); false if no process is running it.
-  bool signal_runner(std::uint64_t id, int signal) const;
+  /// process has written it); false if no process is running it. With `only_if_caught`, only
+  /// when that process catches the signal (/proc/PID/status's SigCgt): one whose default action
+  /// is to end the process is not sent to a runner that is still starting, already ending, or
+  /// older than the signal's use.
+  bool signal_runner(std::uint64_t id, int signal, bool only_if_caught = false) const;
 
   /// Records the experiment's state.json (atomically).
   void write_state(std::uint64_t id, const nlohmann::json& record) const;
