@@ -48,8 +48,17 @@ int kill_trial(const Store& store, std::uint64_t trial_id, const nlohmann::json&
     return cli::kExitOk;
   }
   const fs::path marks = store.directory(experiment_id) / "run" / "kill_trials";
-  fs::create_directories(marks);
-  std::ofstream(marks / request->to_string()) << utc_now() << '\n';
+  // Not create_directories: an experiment deleted meanwhile (its run/ gone) is not made again.
+  std::error_code error;
+  fs::create_directory(marks, error);
+  std::ofstream mark(marks / request->to_string());
+  mark << utc_now() << '\n';
+  mark.close();
+  if (error || !mark) {
+    throw StoreError("trial " + std::to_string(trial_id) + ": cannot write " +
+                     (marks / request->to_string()).string() +
+                     (error ? ": " + error.message() : std::string()));
+  }
   // Signalled only once its runner catches SIGUSR1 (whose default would end it): a runner that
   // has not yet installed its handler reads the marks right after installing it, so the mark,
   // written first, is seen either way.

@@ -261,18 +261,19 @@ void Experiment::on_exited(std::uint32_t i, const ExitStatus& status) {
     t.job.clear();
     t.job_token.clear();
   }
-  if (status.cause == EndCause::kPreempted) {
-    report_.log(name(i) + ": " + status.describe() +
-                "; it is launched again from its latest checkpoint "
-                "(a preemption does not count against max_restarts)");
-    reconcile(i);
-    return;
-  }
+  // A kill wins over anything else that ended it (a preemption would relaunch it).
   if (l.kill_requested && !t.closed && !t.exit_reason) {
     report_.log(name(i) + " was killed on request (" + status.describe() +
                 "); it is reported to the searcher as canceled, not restarted");
     feed(TrialExitedEarly{t.id, ExitedReason::kUserCanceled});
     if (!t.closed) feed(TrialClosed{t.id});
+    return;
+  }
+  if (status.cause == EndCause::kPreempted) {
+    report_.log(name(i) + ": " + status.describe() +
+                "; it is launched again from its latest checkpoint "
+                "(a preemption does not count against max_restarts)");
+    reconcile(i);
     return;
   }
   if (status.cause == EndCause::kCancelled && t.target && !(interrupted_ && l.pause_sent)) {

@@ -54,7 +54,10 @@ class IdsLock {
  public:
   explicit IdsLock(const fs::path& root)
       : fd_(::open((root / "ids.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
+    // Retried when a signal interrupts the wait: the runner takes SIGCHLD and SIGUSR1.
+    int locked = -1;
+    while (fd_ >= 0 && (locked = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {}
+    if (fd_ < 0 || locked != 0) {
       throw StoreError("cannot lock " + (root / "ids.lock").string() + ": " + std::strerror(errno));
     }
   }
@@ -142,7 +145,10 @@ RegistryLock::RegistryLock(const fs::path& root, Mode mode, bool create) {
   if (create) fs::create_directories(models, error);
   if (!fs::is_directory(models)) return;  // no registry: nothing to keep
   const int fd = ::open((models / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd >= 0 && ::flock(fd, LOCK_EX | (mode == kTry ? LOCK_NB : 0)) == 0) {
+  int locked = -1;
+  while (fd >= 0 && (locked = ::flock(fd, LOCK_EX | (mode == kTry ? LOCK_NB : 0))) != 0 &&
+         errno == EINTR) {}
+  if (fd >= 0 && locked == 0) {
     fd_ = fd;
     return;
   }
