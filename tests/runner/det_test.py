@@ -251,6 +251,8 @@ while trials_by_x(kill_id)[first_x]["state"] != "CANCELED":  # once the runner's
     check(time.monotonic() < deadline, f"the killed trial: {trials_by_x(kill_id)}")
     time.sleep(0.2)
 run("e", "pause", kill_id)
+log = (home / "store" / "experiments" / str(kill_id) / "run" / "runner.log").read_text()
+check("errored, 1 killed on request); the state is saved in" in log, f"the paused summary counts the kill: {log}")
 said = run("t", "kill", second).stdout.strip()
 check(said == f"trial {second} (experiment {kill_id}) will be killed when the experiment is activated", said)
 run("e", "activate", kill_id)

@@ -260,24 +260,26 @@ void Report::clear_status() {
 void Report::summary(bool interrupted, bool failed, const std::deque<TrialRecord>& trials,
                      const std::string& continue_command, const std::string& error) {
   const OutcomeCounts c = counts(trials);
+  // Trials killed on request (searcher-run trial ID --kill), in every form of the summary; said
+  // only when there are some, so that every other summary reads as it did.
+  const std::string killed_on_request =
+      c.canceled > 0 ? ", " + std::to_string(c.canceled) + " killed on request" : std::string();
   std::ostringstream text;
   if (interrupted && killed_) {
     text << "killed: " << trials.size() << " trials (" << c.completed << " completed, " << c.stopped
-         << " stopped, " << c.errored
-         << " errored); the experiment is canceled and cannot be continued\n";
+         << " stopped, " << c.errored << " errored" << killed_on_request
+         << "); the experiment is canceled and cannot be continued\n";
   } else if (interrupted) {
     text << "paused: " << trials.size() << " trials so far (" << c.completed << " completed, "
-         << c.stopped << " stopped, " << c.errored << " errored); the state is saved in "
-         << directory_.string() << "\ncontinue with: "
+         << c.stopped << " stopped, " << c.errored << " errored" << killed_on_request
+         << "); the state is saved in " << directory_.string() << "\ncontinue with: "
          << (continue_command.empty() ? "searcher-run resume " + directory_.string()
                                       : continue_command)
          << '\n';
   } else {
     text << "search " << (failed ? "failed" : "completed") << ": " << trials.size() << " trials ("
          << c.completed << " completed, " << c.stopped << " stopped early, " << c.errored
-         << " errored, " << c.invalid << " with invalid hyperparameters"
-         << (c.canceled > 0 ? ", " + std::to_string(c.canceled) + " killed on request"
-                            : std::string())
+         << " errored, " << c.invalid << " with invalid hyperparameters" << killed_on_request
          << (c.waiting + c.paused > 0 ? ", " + std::to_string(c.waiting + c.paused) + " unfinished"
                                       : std::string())
          << ")\n";
